@@ -1,0 +1,121 @@
+import { type AxiosInstance, isAxiosError } from "axios";
+import type { Credentials } from "../config.js";
+import { TenantAuthError } from "../errors.js";
+import { abortable, describeTransportFailure } from "./failures.js";
+
+/** Supplies bearer tokens for the management API. */
+export interface TokenSource {
+  /** A token valid for at least the next request. */
+  getToken(signal?: AbortSignal): Promise<string>;
+  /**
+   * Forgets `token` after the API refused it (401), so that the next {@link getToken} fetches a
+   * new one. Returns false when there is nothing better to try (a static API token), in which case
+   * the 401 stands.
+   */
+  invalidate(token: string): boolean;
+  /** How many token requests were made, for the benchmarks. */
+  readonly tokenRequests: number;
+}
+
+/** A fixed API token from the stack config. It cannot be renewed. */
+export class StaticTokenSource implements TokenSource {
+  readonly tokenRequests = 0;
+  constructor(private readonly token: string) {}
+  getToken(): Promise<string> {
+    return Promise.resolve(this.token);
+  }
+  invalidate(): boolean {
+    return false;
+  }
+}
+
+interface CachedToken {
+  readonly token: string;
+  /** Epoch ms after which the token is no longer handed out. */
+  readonly renewAt: number;
+}
+
+/**
+ * Exchanges client credentials for an access token at the tenant's token endpoint
+ * (`grant_type=client_credentials`) and caches it for the process.
+ *
+ * The token is renewed shortly before it expires (a tenth of its lifetime, at most a minute
+ * early), so a request never leaves with a token that dies on the way. Concurrent callers share one
+ * in-flight token request: a 200-resource stack asks for one token, not 200.
+ */
+export class ClientCredentialsTokenSource implements TokenSource {
+  private cached: CachedToken | undefined;
+  private pending: Promise<string> | undefined;
+  private requests = 0;
+
+  constructor(
+    private readonly credentials: Extract<Credentials, { kind: "clientCredentials" }>,
+    private readonly http: AxiosInstance,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get tokenRequests(): number {
+    return this.requests;
+  }
+
+  getToken(signal?: AbortSignal): Promise<string> {
+    if (this.cached && this.now() < this.cached.renewAt) return Promise.resolve(this.cached.token);
+    if (!this.pending) {
+      // Not tied to the caller's signal: other callers share this request, and one caller's
+      // deadline must not fail theirs. The request is bounded by its own timeout and retries.
+      this.pending = this.fetchToken().finally(() => {
+        this.pending = undefined;
+      });
+    }
+    return abortable(this.pending, signal);
+  }
+
+  invalidate(token: string): boolean {
+    // Another request may already have replaced the token; dropping the new one would cost an
+    // extra token request for nothing.
+    if (this.cached?.token === token) this.cached = undefined;
+    return true;
+  }
+
+  private async fetchToken(): Promise<string> {
+    const { clientId, clientSecret, audience, tokenUrl } = this.credentials;
+    this.requests += 1;
+    let body: Record<string, unknown>;
+    try {
+      const response = await this.http.request({
+        method: "POST",
+        url: tokenUrl,
+        data: {
+          grant_type: "client_credentials",
+          client_id: clientId,
+          client_secret: clientSecret,
+          audience,
+        },
+      });
+      body = (response.data ?? {}) as Record<string, unknown>;
+    } catch (error) {
+      if (!isAxiosError(error) || !error.response) {
+        throw new TenantAuthError(
+          `getting an access token from ${tokenUrl} failed: ${describeTransportFailure(error)}`,
+        );
+      }
+      const answer = (error.response.data ?? {}) as Record<string, unknown>;
+      const code = typeof answer.error === "string" ? ` ${answer.error}` : "";
+      const detail = answer.error_description ?? answer.message;
+      throw new TenantAuthError(
+        `getting an access token for client ${clientId} from ${tokenUrl} failed with ` +
+          `${error.response.status}${code}${typeof detail === "string" ? `: ${detail}` : ""}`,
+      );
+    }
+    if (typeof body.access_token !== "string") {
+      throw new TenantAuthError(
+        `the token endpoint ${tokenUrl} answered without an access_token for client ${clientId}`,
+      );
+    }
+    const lifetimeMs =
+      typeof body.expires_in === "number" && body.expires_in > 0 ? body.expires_in * 1000 : 60_000;
+    const margin = Math.min(60_000, lifetimeMs / 10);
+    this.cached = { token: body.access_token, renewAt: this.now() + lifetimeMs - margin };
+    return body.access_token;
+  }
+}

@@ -1,0 +1,256 @@
+import { createHash } from "node:crypto";
+import { type AxiosInstance, isAxiosError } from "axios";
+import type { TenantSettings } from "../config.js";
+import {
+  TenantApiError,
+  TenantAuthError,
+  TenantError,
+  TenantNetworkError,
+  TenantTimeoutError,
+} from "../errors.js";
+import { ClientCredentialsTokenSource, StaticTokenSource, type TokenSource } from "./auth.js";
+import { describeTransportFailure, isCanceled, isTimeout } from "./failures.js";
+import {
+  createApiHttp,
+  createAuthHttp,
+  DEFAULT_RETRY_POLICY,
+  type HttpStats,
+  type RetryPolicy,
+} from "./http.js";
+import { TenantRateLimiter } from "./rate-limiter.js";
+
+/** One call to the management API. */
+export interface ApiRequest {
+  readonly method: "GET" | "PUT" | "PATCH" | "DELETE";
+  /** Relative to `/api/v2`, segments already encoded: `/clients/${encodeURIComponent(id)}`. */
+  readonly path: string;
+  readonly body?: unknown;
+  /**
+   * Error statuses that are answers rather than failures for this call, e.g. 404 for "the event
+   * stream is already gone". They resolve instead of throwing.
+   */
+  readonly accept?: readonly number[];
+}
+
+/** The answer to an {@link ApiRequest}. */
+export interface ApiResponse<T> {
+  readonly status: number;
+  readonly data: T;
+}
+
+/**
+ * What a provider operation runs under: the resource it speaks for (every error names it) and
+ * the deadline that bounds all of its calls.
+ */
+export interface OperationContext {
+  /** `ClientSettings "web"`: how errors name the resource. */
+  readonly resource: string;
+  /** Aborts when the operation's deadline passes. */
+  readonly signal: AbortSignal;
+  /** The deadline, for the error message. */
+  readonly deadlineMs: number;
+}
+
+/** Counters for one tenant client. */
+export interface TenantClientStats extends HttpStats {
+  tokenRequests: number;
+}
+
+/**
+ * The management API of one tenant, as one set of credentials sees it.
+ *
+ * - Every request carries a bearer token: the static API token, or one obtained with the client
+ *   credentials and cached for the process. A 401 renews the token once and retries once.
+ * - Every attempt is paced by the tenant's limiter, which all clients of the tenant in the
+ *   process share.
+ * - 408, 429, 5xx and connection failures are retried with backoff (see `http.ts`); every attempt
+ *   has a timeout, and the whole operation a deadline.
+ * - Failures become {@link TenantApiError}, {@link TenantTimeoutError},
+ *   {@link TenantNetworkError} or {@link TenantAuthError}, never an axios error (which would carry
+ *   the Authorization header).
+ */
+export class TenantApiClient {
+  readonly settings: TenantSettings;
+  private readonly http: AxiosInstance;
+  private readonly tokens: TokenSource;
+  private readonly counters: HttpStats = { attempts: 0, retries: 0, rateLimited: 0 };
+
+  constructor(
+    settings: TenantSettings,
+    options: { limiter?: TenantRateLimiter; retryPolicy?: RetryPolicy } = {},
+  ) {
+    this.settings = settings;
+    const policy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+    this.http = createApiHttp({
+      baseUrl: settings.baseUrl,
+      timeoutMs: settings.requestTimeoutMs,
+      limiter: options.limiter ?? new TenantRateLimiter(),
+      policy,
+      stats: this.counters,
+    });
+    const { credentials } = settings;
+    this.tokens =
+      credentials.kind === "apiToken"
+        ? new StaticTokenSource(credentials.token)
+        : new ClientCredentialsTokenSource(
+            credentials,
+            createAuthHttp({ timeoutMs: settings.requestTimeoutMs, policy, stats: this.counters }),
+          );
+  }
+
+  /** A snapshot of the counters. */
+  stats(): TenantClientStats {
+    return { ...this.counters, tokenRequests: this.tokens.tokenRequests };
+  }
+
+  /**
+   * Sends one request and returns its answer.
+   *
+   * @throws {TenantApiError} for an error status not listed in `accept` (after retries for
+   *   429/5xx), {@link TenantTimeoutError} when attempts time out or the operation's deadline
+   *   passes, {@link TenantNetworkError} when no answer ever came, {@link TenantAuthError} when no
+   *   token could be had. All messages start with `context.resource`.
+   */
+  async call<T>(context: OperationContext, request: ApiRequest): Promise<ApiResponse<T>> {
+    let renewed = false;
+    for (;;) {
+      const token = await this.token(context);
+      try {
+        const response = await this.http.request<T>({
+          method: request.method,
+          url: request.path,
+          data: request.body,
+          headers: { authorization: `Bearer ${token}` },
+          signal: context.signal,
+          validateStatus: (status) =>
+            (status >= 200 && status < 300) || (request.accept?.includes(status) ?? false),
+        });
+        return { status: response.status, data: response.data };
+      } catch (error) {
+        // A token can expire or be revoked between two requests: one fresh token, one more try.
+        if (
+          !renewed &&
+          isAxiosError(error) &&
+          error.response?.status === 401 &&
+          this.tokens.invalidate(token)
+        ) {
+          renewed = true;
+          continue;
+        }
+        throw this.toTenantError(context, request, error);
+      }
+    }
+  }
+
+  private async token(context: OperationContext): Promise<string> {
+    try {
+      return await this.tokens.getToken(context.signal);
+    } catch (error) {
+      if (context.signal.aborted) throw this.deadlineError(context, "getting an access token");
+      if (error instanceof TenantAuthError) {
+        throw new TenantAuthError(`${context.resource}: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+
+  private toTenantError(
+    context: OperationContext,
+    request: ApiRequest,
+    error: unknown,
+  ): TenantError {
+    const { resource } = context;
+    const what = `${request.method} ${request.path}`;
+    if (error instanceof TenantError) return error;
+    if (isAxiosError(error) && error.response) {
+      const body = (error.response.data ?? {}) as Record<string, unknown>;
+      return new TenantApiError(resource, {
+        method: request.method,
+        path: request.path,
+        status: error.response.status,
+        errorCode: typeof body.errorCode === "string" ? body.errorCode : undefined,
+        apiMessage:
+          typeof body.message === "string"
+            ? body.message
+            : typeof body.error === "string"
+              ? body.error
+              : undefined,
+      });
+    }
+    const attempts = 1 + retryCount(error);
+    if (isCanceled(error) || context.signal.aborted) return this.deadlineError(context, what);
+    if (isTimeout(error)) {
+      return new TenantTimeoutError(
+        `${resource}: ${what} got no answer within ${this.settings.requestTimeoutMs} ms ` +
+          `(${plural(attempts, "attempt")})`,
+      );
+    }
+    return new TenantNetworkError(
+      `${resource}: ${what} could not reach ${this.settings.origin}: ` +
+        `${describeTransportFailure(error)} (${plural(attempts, "attempt")})`,
+    );
+  }
+
+  private deadlineError(context: OperationContext, what: string): TenantTimeoutError {
+    return new TenantTimeoutError(
+      `${context.resource}: ${what} did not finish within the operation deadline of ` +
+        `${Math.round(context.deadlineMs / 1000)} s (set tenant:operationTimeoutSeconds to change it)`,
+    );
+  }
+}
+
+function retryCount(error: unknown): number {
+  if (!isAxiosError(error)) return 0;
+  const state = (error.config as Record<string, unknown> | undefined)?.["axios-retry"] as
+    | { retryCount?: number }
+    | undefined;
+  return state?.retryCount ?? 0;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * The process-wide registry of tenant clients. Pulumi runs every dynamic resource of a stack in
+ * one provider host process, so this is where the resources come to share one limiter per tenant
+ * and one token cache per set of credentials.
+ */
+const limiters = new Map<string, TenantRateLimiter>();
+const clients = new Map<string, TenantApiClient>();
+
+/**
+ * The shared client for these settings: one per tenant and credentials, created on first use.
+ * The credentials enter the key only as a hash, so the registry holds no second copy of a secret.
+ */
+export function getTenantClient(settings: TenantSettings): TenantApiClient {
+  const { credentials } = settings;
+  const identity =
+    credentials.kind === "apiToken"
+      ? `token:${createHash("sha256").update(credentials.token).digest("hex")}`
+      : `client:${credentials.clientId}:${createHash("sha256").update(credentials.clientSecret).digest("hex")}:${credentials.audience}`;
+  const key = `${settings.origin} ${identity} ${settings.requestTimeoutMs}`;
+  let client = clients.get(key);
+  if (!client) {
+    let limiter = limiters.get(settings.origin);
+    if (!limiter) {
+      limiter = new TenantRateLimiter();
+      limiters.set(settings.origin, limiter);
+    }
+    client = new TenantApiClient(settings, { limiter });
+    clients.set(key, client);
+  }
+  return client;
+}
+
+/**
+ * Starts an operation under a deadline. The returned context's signal aborts after
+ * `settings.operationTimeoutMs`; its timer does not keep the process alive.
+ */
+export function startOperation(settings: TenantSettings, resource: string): OperationContext {
+  return {
+    resource,
+    signal: AbortSignal.timeout(settings.operationTimeoutMs),
+    deadlineMs: settings.operationTimeoutMs,
+  };
+}

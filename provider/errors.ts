@@ -1,0 +1,167 @@
+/**
+ * The error classes of pulumi-tenant, one per kind of failure, each with a stable `name` and
+ * `code` that programs and tests can match on (messages may be reworded, codes may not).
+ *
+ * Every message starts with the resource it concerns, in the form `ClientSettings "web": ...`,
+ * because the dynamic-provider host reports only the message: without the resource name a user of
+ * a 200-resource stack cannot tell which one failed.
+ *
+ * No error built here may carry a credential. {@link TenantApiError} deliberately keeps only the
+ * method, path, status and the platform's answer; the axios error it is built from (which holds
+ * the request headers, so the bearer token) is never attached as `cause`.
+ *
+ * @module
+ */
+
+/** Stable codes of the error classes below. */
+export const ErrorCodes = {
+  config: "ERR_TENANT_CONFIG",
+  api: "ERR_TENANT_API",
+  auth: "ERR_TENANT_AUTH",
+  network: "ERR_TENANT_NETWORK",
+  timeout: "ERR_TENANT_TIMEOUT",
+  validation: "ERR_TENANT_VALIDATION",
+  immutable: "ERR_TENANT_IMMUTABLE",
+  partial: "ERR_TENANT_PARTIALLY_APPLIED",
+} as const;
+
+/** One of {@link ErrorCodes}. */
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+/**
+ * The base class of every error this package throws. Catch this to catch them all; match on
+ * `code` to tell them apart.
+ */
+export abstract class TenantError extends Error {
+  /** Stable machine-readable code, one of {@link ErrorCodes}. */
+  abstract readonly code: ErrorCode;
+}
+
+/**
+ * The provider's settings are missing or unusable (no domain, no credentials, `http://` to a
+ * non-loopback host). Raised before any request is sent.
+ */
+export class TenantConfigError extends TenantError {
+  override readonly name = "TenantConfigError";
+  readonly code = ErrorCodes.config;
+}
+
+/** What the tenant API answered, as far as it is safe to keep. */
+export interface ApiFailure {
+  /** HTTP method of the failed request. */
+  readonly method: string;
+  /** Path relative to the API base, e.g. `/clients/abc`. Never includes a query string. */
+  readonly path: string;
+  /** HTTP status of the final answer (after retries). */
+  readonly status: number;
+  /** The platform's `errorCode`, when its error body had one. */
+  readonly errorCode?: string | undefined;
+  /** The platform's `message`, when its error body had one. */
+  readonly apiMessage?: string | undefined;
+}
+
+/**
+ * The tenant API answered with an error status that was not retried (4xx) or kept failing after
+ * the retries (429, 5xx). The message names the resource, the request, the status, the platform's
+ * `errorCode` and message; for 403 it says which scope the credentials lack.
+ *
+ * @example `ClientSettings "web": PATCH /clients/abc failed with 403 insufficient_scope: needs update:client_keys`
+ */
+export class TenantApiError extends TenantError implements ApiFailure {
+  override readonly name = "TenantApiError";
+  readonly code = ErrorCodes.api;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly errorCode: string | undefined;
+  readonly apiMessage: string | undefined;
+  /** For a 403: the scopes the platform said it expected (any one of them would do). */
+  readonly missingScopes: readonly string[];
+
+  constructor(resource: string, failure: ApiFailure) {
+    const missingScopes = failure.status === 403 ? parseExpectedScopes(failure.apiMessage) : [];
+    const detail =
+      missingScopes.length > 0
+        ? `needs ${missingScopes.join(" or ")}`
+        : (failure.apiMessage ?? "no error message in the answer");
+    const code = failure.errorCode ? `${failure.errorCode}: ` : "";
+    super(
+      `${resource}: ${failure.method} ${failure.path} failed with ${failure.status} ${code}${detail}`,
+    );
+    this.method = failure.method;
+    this.path = failure.path;
+    this.status = failure.status;
+    this.errorCode = failure.errorCode;
+    this.apiMessage = failure.apiMessage;
+    this.missingScopes = missingScopes;
+  }
+}
+
+/**
+ * The platform words a missing scope as `Insufficient scope, expected any of: a:b,c:d`. Anything
+ * else yields no scopes, and the message falls back to the platform's own text.
+ */
+function parseExpectedScopes(message: string | undefined): string[] {
+  const match = message?.match(/expected any of:\s*(.+)$/i);
+  if (!match?.[1]) return [];
+  return match[1]
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/**
+ * Getting an access token failed: the token endpoint refused the client credentials, or kept
+ * failing. The client secret is never part of the message.
+ */
+export class TenantAuthError extends TenantError {
+  override readonly name = "TenantAuthError";
+  readonly code = ErrorCodes.auth;
+}
+
+/**
+ * The request never got an HTTP answer (connection refused or reset, DNS failure, TLS failure)
+ * even after the retries. `cause` holds the low-level error code (e.g. `ECONNREFUSED`), not the
+ * request.
+ */
+export class TenantNetworkError extends TenantError {
+  override readonly name = "TenantNetworkError";
+  readonly code = ErrorCodes.network;
+}
+
+/**
+ * A request exceeded its timeout and the retries ran out, or the whole operation exceeded its
+ * deadline. Nothing is ever left waiting without bound.
+ */
+export class TenantTimeoutError extends TenantError {
+  override readonly name = "TenantTimeoutError";
+  readonly code = ErrorCodes.timeout;
+}
+
+/**
+ * Inputs that passed `check` but break a rule that depends on the live tenant (for example
+ * `organizationRequireBehavior: "post_login_prompt"` on a client that is not OIDC conformant).
+ * Raised before anything is sent.
+ */
+export class TenantValidationError extends TenantError {
+  override readonly name = "TenantValidationError";
+  readonly code = ErrorCodes.validation;
+}
+
+/**
+ * A change to a field that the platform fixes at creation (`thirdPartySecurityMode`). Raised by
+ * diff (so the preview fails) and by create (before any PATCH).
+ */
+export class ImmutableFieldError extends TenantError {
+  override readonly name = "ImmutableFieldError";
+  readonly code = ErrorCodes.immutable;
+}
+
+/**
+ * An operation made some of its changes and then failed. The message says what was applied and
+ * what was not, so that nobody has to guess the tenant's state; `cause` is the failure.
+ */
+export class PartiallyAppliedError extends TenantError {
+  override readonly name = "PartiallyAppliedError";
+  readonly code = ErrorCodes.partial;
+}

@@ -1,0 +1,127 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { PushProviderSelectionInputs } from "../schema/index.js";
+import type { TenantProvider } from "../shims/make-shim.js";
+
+import shim = require("../shims/push-provider-selection.js");
+
+import {
+  describeResource,
+  NAME_KEY,
+  runOperation,
+  TenantProviderBase,
+  withSecretOutputs,
+} from "./operation.js";
+
+const PATH = "/guardian/factors/push-notification/selected-provider";
+const KIND = "PushProviderSelection";
+
+/** The inputs of {@link PushProviderSelection}, each of which may be an Output. */
+export type PushProviderSelectionArgs = {
+  [K in keyof PushProviderSelectionInputs]: pulumi.Input<PushProviderSelectionInputs[K]>;
+};
+
+/** One of the push notification providers the platform knows. */
+export type PushProvider = PushProviderSelectionInputs["provider"];
+
+type Props = Record<string, unknown>;
+
+/**
+ * Selects which push notification provider the tenant's MFA push factor uses
+ * (`PUT /guardian/factors/push-notification/selected-provider`).
+ *
+ * - create: reads the current selection and remembers it, then selects `provider` (no write when
+ *   it is already selected);
+ * - update: selects the new provider;
+ * - refresh: reads the live selection, so a change made in the dashboard shows up as drift and the
+ *   next `up` selects `provider` again;
+ * - delete: selects the remembered provider again. Use Pulumi's `retainOnDelete` to keep the
+ *   selection when the resource leaves the program.
+ *
+ * The id is the tenant's host: a tenant has exactly one selection, so declare one of these per
+ * tenant (two would fight over it).
+ */
+export class PushProviderSelection extends pulumi.dynamic.Resource {
+  /** The selected provider, as the tenant last reported it. */
+  declare readonly provider: pulumi.Output<PushProvider>;
+  /** The provider selected before this resource existed, restored on delete; null if none was. Secret. */
+  declare readonly priorProvider: pulumi.Output<PushProvider | null>;
+
+  constructor(name: string, args: PushProviderSelectionArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      shim,
+      name,
+      { ...args, [NAME_KEY]: name, priorProvider: undefined },
+      withSecretOutputs(opts, ["priorProvider"]),
+      "tenant",
+      KIND,
+    );
+  }
+}
+
+/** The implementation behind {@link PushProviderSelection}; usable directly in tests. */
+export class PushProviderSelectionProvider extends TenantProviderBase implements TenantProvider {
+  protected readonly kind = KIND;
+
+  diff(_id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
+    return Promise.resolve({
+      changes: olds.provider !== news.provider,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+  }
+
+  create(inputs: Props): Promise<pulumi.dynamic.CreateResult> {
+    return runOperation(describeResource(KIND, inputs), async ({ client, context, settings }) => {
+      const current = await client.call<{ provider?: string }>(context, {
+        method: "GET",
+        path: PATH,
+      });
+      const prior = current.data.provider ?? null;
+      const provider =
+        prior === inputs.provider ? prior : await this.select(client, context, inputs.provider);
+      return {
+        id: new URL(settings.origin).host,
+        outs: { [NAME_KEY]: inputs[NAME_KEY], provider, priorProvider: prior },
+      };
+    });
+  }
+
+  read(id: string, props: Props): Promise<pulumi.dynamic.ReadResult> {
+    return runOperation(describeResource(KIND, props, id), async ({ client, context }) => {
+      const live = await client.call<{ provider?: string }>(context, { method: "GET", path: PATH });
+      return { id, props: { ...props, provider: live.data.provider ?? null } };
+    });
+  }
+
+  update(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult> {
+    return runOperation(describeResource(KIND, news, id), async ({ client, context }) => ({
+      outs: {
+        [NAME_KEY]: news[NAME_KEY],
+        provider: await this.select(client, context, news.provider),
+        priorProvider: olds.priorProvider ?? null,
+      },
+    }));
+  }
+
+  delete(id: string, props: Props): Promise<void> {
+    const prior = props.priorProvider;
+    // Nothing was selected before this resource: there is no selection to go back to.
+    if (typeof prior !== "string" || prior === props.provider) return Promise.resolve();
+    return runOperation(describeResource(KIND, props, id), async ({ client, context }) => {
+      await this.select(client, context, prior);
+    });
+  }
+
+  private async select(
+    client: import("../api/client.js").TenantApiClient,
+    context: import("../api/client.js").OperationContext,
+    provider: unknown,
+  ): Promise<unknown> {
+    const answer = await client.call<{ provider?: string }>(context, {
+      method: "PUT",
+      path: PATH,
+      body: { provider },
+    });
+    return answer.data.provider ?? provider;
+  }
+}

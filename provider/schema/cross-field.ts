@@ -1,0 +1,42 @@
+/**
+ * The rule of spec 4.2 that one field's schema cannot express alone:
+ * `organization_require_behavior: "post_login_prompt"` requires `oidc_conformant` to be true.
+ *
+ * @module
+ */
+
+import { isUnknown } from "./unknown.js";
+
+/** The names the rule talks about, in one spelling (user or wire). */
+export interface PostLoginPromptNames {
+  readonly organizationRequireBehavior: string;
+  readonly oidcConformant: string;
+}
+
+/**
+ * The reason given when the rule is broken, naming the other field in the caller's spelling. The
+ * resources reuse it when the live client, not the program, holds `oidcConformant`.
+ */
+export function postLoginPromptReason(oidcConformantName: string): string {
+  return `"post_login_prompt" requires ${oidcConformantName} to be true`;
+}
+
+/**
+ * The failure of the rule on `value` (an object in the spelling of `names`), reported at the
+ * require-behavior property, or `undefined`. It applies only when both fields are present and known
+ * and `oidcConformant` is a boolean: a missing one is checked against the live client by the
+ * resource, an unknown one cannot be judged yet, and a mistyped one already has its own failure.
+ */
+export function postLoginPromptFailure(
+  value: Record<string, unknown>,
+  names: PostLoginPromptNames,
+): { path: string; reason: string } | undefined {
+  const behavior = value[names.organizationRequireBehavior];
+  const conformant = value[names.oidcConformant];
+  if (behavior !== "post_login_prompt" || isUnknown(conformant)) return undefined;
+  if (conformant !== false) return undefined;
+  return {
+    path: names.organizationRequireBehavior,
+    reason: postLoginPromptReason(names.oidcConformant),
+  };
+}

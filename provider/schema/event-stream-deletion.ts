@@ -1,0 +1,23 @@
+import type { FromSchema } from "json-schema-to-ts";
+
+/**
+ * Inputs of `EventStreamDeletion` (spec 2.2 and 4.3): the identifier of the stream to delete,
+ * exactly 26 characters (spec section 8), e.g. `est_` followed by 22 letters and digits.
+ */
+export const eventStreamDeletionSchema = {
+  type: "object",
+  description: "An event stream that must not exist.",
+  properties: {
+    eventStreamId: {
+      type: "string",
+      minLength: 26,
+      maxLength: 26,
+      description: "Identifier of the event stream to delete; exactly 26 characters.",
+    },
+  },
+  required: ["eventStreamId"],
+  additionalProperties: false,
+} as const;
+
+/** The plain (already resolved) inputs of `EventStreamDeletion`, derived from its schema. */
+export type EventStreamDeletionInputs = FromSchema<typeof eventStreamDeletionSchema>;

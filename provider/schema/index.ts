@@ -1,0 +1,44 @@
+/**
+ * The single source of truth for the inputs of the three resources: JSON Schemas in the user's
+ * camelCase, the TypeScript types derived from them, validation for `check` and for the local
+ * tenant API, and the mapping to and from the API's wire names.
+ *
+ * Importing this module creates nothing: the Ajv instance and the validators are built on the
+ * first validation and then reused for the life of the process.
+ *
+ * @module
+ */
+
+export { addonsSchema, productAddonSchema, samlpAddonSchema } from "./client-addons.js";
+export {
+  APP_TYPES,
+  CLIENT_SETTINGS_FIELDS,
+  type ClientSettingsField,
+  type ClientSettingsInputs,
+  clientSettingsSchema,
+  GRANT_TYPES,
+  SENSITIVE_CLIENT_FIELDS,
+} from "./client-settings.js";
+export { type CheckFailure, type CheckResult, checkInputs, validateWire } from "./check.js";
+export { postLoginPromptReason } from "./cross-field.js";
+export {
+  type EventStreamDeletionInputs,
+  eventStreamDeletionSchema,
+} from "./event-stream-deletion.js";
+export { FORMATS, type FormatName } from "./formats.js";
+export type { ResourceKind } from "./kinds.js";
+export {
+  PUSH_PROVIDERS,
+  type PushProviderSelectionInputs,
+  pushProviderSelectionSchema,
+} from "./push-provider-selection.js";
+export { isUnknown, UNKNOWN } from "./unknown.js";
+export {
+  fieldFromWire,
+  fieldToWire,
+  fromWire,
+  toWire,
+  type WireKind,
+  wireName,
+  wireSchema,
+} from "./wire.js";

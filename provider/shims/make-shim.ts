@@ -1,0 +1,40 @@
+import type * as pulumi from "@pulumi/pulumi";
+import type { ResourceKind } from "../schema/index.js";
+
+/** The methods of a dynamic provider this package implements, `configure` included. */
+export type TenantProvider = Required<
+  Pick<
+    pulumi.dynamic.ResourceProvider,
+    "configure" | "check" | "diff" | "create" | "read" | "update" | "delete"
+  >
+>;
+
+/**
+ * Builds the provider object that Pulumi serializes into the state of every resource of `kind`
+ * (the `__provider` property) and runs in its dynamic-provider host.
+ *
+ * Each method loads the implementation by package name when it is called, and delegates. So:
+ * - the serialized text holds no implementation, no credential and nothing the closure serializer
+ *   cannot carry (Ajv, axios, Maps; DESIGN 7);
+ * - refresh and destroy of an old stack run the code installed now, not a copy frozen in state;
+ * - every resource in the host shares one module instance: one token cache, one rate limiter.
+ *
+ * Each shim module assigns the result to `module.exports`. When the package is installed in
+ * `node_modules`, Pulumi's serializer recognises a module's exports object and writes
+ * `require("pulumi-tenant/shims/<kind>")` instead of the functions (about 150 bytes); elsewhere (a
+ * linked checkout) it serializes these small functions by value, which still delegate by name.
+ *
+ * Nothing may be imported into this module at run time: whatever it references is serialized.
+ */
+export function makeShim(kind: ResourceKind): TenantProvider {
+  const impl = (): TenantProvider => require("pulumi-tenant/runtime").providers[kind];
+  return {
+    configure: (req) => impl().configure(req),
+    check: (olds, news) => impl().check(olds, news),
+    diff: (id, olds, news) => impl().diff(id, olds, news),
+    create: (inputs) => impl().create(inputs),
+    read: (id, props) => impl().read(id, props),
+    update: (id, olds, news) => impl().update(id, olds, news),
+    delete: (id, props) => impl().delete(id, props),
+  };
+}

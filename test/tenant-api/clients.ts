@@ -1,0 +1,213 @@
+/**
+ * The stored client: its response shape, the defaults the platform fills in, how a PATCH applies,
+ * and the two rules that need the stored client (spec 4.2 rules 2 and 3).
+ *
+ * Clients are kept in wire form (the spec's snake_case), exactly as the API answers them. The type
+ * deliberately does not restate the fields: the schema module under `provider/schema/` is the one
+ * description of them (DESIGN.md section 3), and it validates every body before it gets here.
+ */
+
+/** A client as stored and answered: a JSON object keyed by wire names, with its id. */
+export interface WireClient {
+  /** Identifier of the client (32 letters and digits on the platform). */
+  client_id: string;
+  /** Every other field, spelled as on the wire (spec 2.3.1 and 2.3.6). */
+  [field: string]: unknown;
+}
+
+/** One failed rule, in the same form as the schema module's failures. */
+export interface RuleFailure {
+  /** Wire path of the field (`client_metadata`, `jwt_configuration.lifetime_in_seconds`). */
+  path: string;
+  /** Why it failed. */
+  reason: string;
+}
+
+/** Fields that appear only in a response (spec 2.3.6): a PATCH cannot set them. */
+export const RESPONSE_ONLY_FIELDS: readonly string[] = [
+  "client_id",
+  "tenant",
+  "global",
+  "signing_keys",
+  "resource_server_identifier",
+  "external_metadata_type",
+  "external_metadata_created_by",
+  "external_client_id",
+  "jwks_uri",
+];
+
+/** Most properties `client_metadata` may hold (spec section 8). */
+export const CLIENT_METADATA_MAX_KEYS = 10;
+
+const JWT_CONFIGURATION_DEFAULTS = {
+  alg: "RS256",
+  lifetime_in_seconds: 36000,
+  secret_encoded: false,
+};
+
+const REFRESH_TOKEN_DEFAULTS = {
+  rotation_type: "non-rotating",
+  expiration_type: "non-expiring",
+  leeway: 0,
+  token_lifetime: 2592000,
+  infinite_token_lifetime: true,
+  idle_token_lifetime: 1296000,
+  infinite_idle_token_lifetime: true,
+};
+
+/**
+ * Fields the response declares "never null" (spec 2.3.6): the request accepts null for them, and
+ * the platform then answers the default, so null resets them.
+ */
+const NULL_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
+  token_endpoint_auth_method: "none",
+  organization_usage: "deny",
+  organization_require_behavior: "no_prompt",
+  skip_non_verifiable_callback_uri_confirmation_prompt: false,
+};
+
+/** A signing key entry as the platform shows it; the certificate text is a stand-in. */
+function placeholderSigningKey(tenant: string): Record<string, string> {
+  const body = Buffer.from(`local tenant api signing key of ${tenant}`).toString("base64");
+  return {
+    cert: `-----BEGIN CERTIFICATE-----\n${body}\n-----END CERTIFICATE-----\n`,
+    pkcs7: `-----BEGIN PKCS7-----\n${body}\n-----END PKCS7-----\n`,
+    subject: "deprecated",
+  };
+}
+
+/**
+ * The defaults of the response shape (spec 2.3.6 and the 2.3.1 defaults), for a client of
+ * `tenant`. A fresh object each call, so callers may keep it.
+ */
+export function clientResponseDefaults(tenant: string): Record<string, unknown> {
+  return {
+    tenant,
+    global: false,
+    is_first_party: false,
+    oidc_conformant: false,
+    sso: false,
+    sso_disabled: false,
+    is_token_endpoint_ip_header_trusted: false,
+    cross_origin_authentication: false,
+    custom_login_page_on: true,
+    custom_login_page: "",
+    custom_login_page_preview: "",
+    form_template: "",
+    description: "",
+    token_endpoint_auth_method: "none",
+    organization_usage: "deny",
+    organization_require_behavior: "no_prompt",
+    skip_non_verifiable_callback_uri_confirmation_prompt: false,
+    require_pushed_authorization_requests: false,
+    require_proof_of_possession: false,
+    callbacks: [],
+    allowed_origins: [],
+    web_origins: [],
+    allowed_logout_urls: [],
+    client_aliases: [],
+    allowed_clients: [],
+    grant_types: [],
+    client_metadata: {},
+    jwt_configuration: { ...JWT_CONFIGURATION_DEFAULTS },
+    refresh_token: { ...REFRESH_TOKEN_DEFAULTS },
+    signing_keys: [placeholderSigningKey(tenant)],
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Fills the defaults the platform adds inside two objects when a client is created or one of them
+ * is replaced by a PATCH. A provider must therefore compare such objects on the keys it declared
+ * (DESIGN.md section 4); this server reproduces the trap instead of hiding it.
+ */
+function fillNestedDefaults(client: Record<string, unknown>): void {
+  const jwt = client.jwt_configuration;
+  if (isPlainObject(jwt)) client.jwt_configuration = { ...JWT_CONFIGURATION_DEFAULTS, ...jwt };
+  const refresh = client.refresh_token;
+  if (isPlainObject(refresh)) client.refresh_token = { ...REFRESH_TOKEN_DEFAULTS, ...refresh };
+}
+
+/** A copy of `client` with every response field the client lacks set to its default. */
+export function withResponseDefaults(client: WireClient, tenant: string): WireClient {
+  const filled: WireClient = { ...clientResponseDefaults(tenant), ...structuredClone(client) };
+  fillNestedDefaults(filled);
+  return filled;
+}
+
+/**
+ * Applies a PATCH body (already valid against the schema) to a stored client and returns the new
+ * client; the stored one is not touched. Only the fields sent change. A top-level object sent
+ * replaces the stored one, except `client_metadata`, which merges key by key, a null value removing
+ * the key. A null sent for a field the response declares never null resets it to its default.
+ */
+export function applyClientPatch(stored: WireClient, patch: Record<string, unknown>): WireClient {
+  const next: WireClient = structuredClone(stored);
+  for (const [field, value] of Object.entries(patch)) {
+    if (field === "client_metadata" && isPlainObject(value)) {
+      const metadata: Record<string, unknown> = isPlainObject(next.client_metadata)
+        ? { ...next.client_metadata }
+        : {};
+      for (const [key, item] of Object.entries(value)) {
+        if (item === null) delete metadata[key];
+        else metadata[key] = item;
+      }
+      next.client_metadata = metadata;
+    } else if (value === null && field in NULL_MEANS_DEFAULT) {
+      next[field] = NULL_MEANS_DEFAULT[field];
+    } else {
+      next[field] = structuredClone(value);
+    }
+  }
+  fillNestedDefaults(next);
+  return next;
+}
+
+/**
+ * The rules of spec 4.2 that need the stored client, checked against the stored client merged
+ * with the PATCH: `third_party_security_mode` cannot change; `post_login_prompt` needs
+ * `oidc_conformant`; and `client_metadata` stays within its limit once merged.
+ */
+export function storedClientRuleFailures(
+  stored: WireClient,
+  patch: Record<string, unknown>,
+  merged: WireClient,
+): RuleFailure[] {
+  const failures: RuleFailure[] = [];
+  if (
+    "third_party_security_mode" in patch &&
+    patch.third_party_security_mode !== stored.third_party_security_mode
+  ) {
+    const current =
+      stored.third_party_security_mode === undefined
+        ? "not set"
+        : JSON.stringify(stored.third_party_security_mode);
+    failures.push({
+      path: "third_party_security_mode",
+      reason: `cannot be modified after creation (current: ${current}, requested: ${JSON.stringify(patch.third_party_security_mode)})`,
+    });
+  }
+  if (merged.organization_require_behavior === "post_login_prompt" && merged.oidc_conformant !== true) {
+    failures.push({
+      path: "organization_require_behavior",
+      reason: "post_login_prompt requires oidc_conformant to be true",
+    });
+  }
+  const metadata = merged.client_metadata;
+  if (isPlainObject(metadata) && Object.keys(metadata).length > CLIENT_METADATA_MAX_KEYS) {
+    failures.push({
+      path: "client_metadata",
+      reason: `must NOT have more than ${CLIENT_METADATA_MAX_KEYS} properties once merged with the stored ones (would have ${Object.keys(metadata).length})`,
+    });
+  }
+  return failures;
+}
+
+/** The 400 message for a list of failures: `Payload validation error: path: reason; ...`. */
+export function payloadValidationMessage(failures: readonly RuleFailure[]): string {
+  const parts = failures.map((f) => (f.path === "" ? f.reason : `${f.path}: ${f.reason}`));
+  return `Payload validation error: ${parts.join("; ")}`;
+}

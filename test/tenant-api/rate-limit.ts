@@ -1,0 +1,109 @@
+/**
+ * Per-tenant rate limiting of the management API, as a token bucket.
+ *
+ * The platform publishes its limits as a bucket: a capacity (the burst) that refills at a steady
+ * rate, reported on every answer in `x-ratelimit-limit`, `x-ratelimit-remaining` and
+ * `x-ratelimit-reset` (UNIX seconds). Reproducing the bucket, not a fixed window, matters because
+ * the provider paces itself from those headers.
+ */
+
+/** Rate limit settings: `rate` tokens per second refill a bucket that holds `burst` tokens. */
+export interface RateLimitOptions {
+  /** Tokens added per second; must be greater than 0. */
+  rate: number;
+  /** Capacity of the bucket, so the largest burst; at least 1. Defaults to `rate` rounded up. */
+  burst?: number | undefined;
+}
+
+/** The outcome of one request against the bucket, with the header values to send. */
+export interface RateLimitDecision {
+  /** Whether the request may proceed (false: answer 429). */
+  allowed: boolean;
+  /** `x-ratelimit-limit`: the capacity of the bucket. */
+  limit: number;
+  /** `x-ratelimit-remaining`: whole tokens left after this request. */
+  remaining: number;
+  /** `x-ratelimit-reset`: UNIX seconds (rounded up) when the bucket will be full again. */
+  reset: number;
+  /** Whole seconds until one token is available, at least 1; set only when refused. */
+  retryAfter?: number;
+}
+
+/** The limit reported while rate limiting is off: large enough never to be reached by a test. */
+export const UNLIMITED_REPORTED_LIMIT = 1000;
+
+/** Checks rate limit settings and fills in the default burst; throws on nonsense values. */
+export function normalizeRateLimit(options: RateLimitOptions): Required<RateLimitOptions> {
+  const { rate } = options;
+  if (!Number.isFinite(rate) || rate <= 0) {
+    throw new RangeError(`rate limit: rate must be a number greater than 0, got ${rate}`);
+  }
+  const burst = options.burst ?? Math.max(1, Math.ceil(rate));
+  if (!Number.isInteger(burst) || burst < 1) {
+    throw new RangeError(`rate limit: burst must be an integer of at least 1, got ${burst}`);
+  }
+  return { rate, burst };
+}
+
+/**
+ * A token bucket. The clock is injected so that tests can assert exact header values without
+ * sleeping.
+ */
+export class TokenBucket {
+  private settings: Required<RateLimitOptions> | null = null;
+  private tokens = 0;
+  private updatedAt = 0;
+
+  /**
+   * @param clock - milliseconds since the epoch; `Date.now` outside tests.
+   * @param options - the limit, or null for no limit.
+   */
+  constructor(
+    private readonly clock: () => number,
+    options: RateLimitOptions | null = null,
+  ) {
+    this.configure(options);
+  }
+
+  /** Replaces the settings and starts again with a full bucket (null turns limiting off). */
+  configure(options: RateLimitOptions | null): void {
+    this.settings = options === null ? null : normalizeRateLimit(options);
+    this.tokens = this.settings?.burst ?? 0;
+    this.updatedAt = this.clock();
+  }
+
+  /** The current settings, or null when limiting is off. */
+  current(): Required<RateLimitOptions> | null {
+    return this.settings === null ? null : { ...this.settings };
+  }
+
+  /** Takes one token for a request and says whether it may proceed. */
+  take(): RateLimitDecision {
+    const now = this.clock();
+    const settings = this.settings;
+    if (settings === null) {
+      return {
+        allowed: true,
+        limit: UNLIMITED_REPORTED_LIMIT,
+        remaining: UNLIMITED_REPORTED_LIMIT,
+        reset: Math.ceil(now / 1000),
+      };
+    }
+    const elapsedSeconds = Math.max(0, now - this.updatedAt) / 1000;
+    this.tokens = Math.min(settings.burst, this.tokens + elapsedSeconds * settings.rate);
+    this.updatedAt = now;
+    const allowed = this.tokens >= 1;
+    if (allowed) this.tokens -= 1;
+    const secondsToFull = (settings.burst - this.tokens) / settings.rate;
+    const decision: RateLimitDecision = {
+      allowed,
+      limit: settings.burst,
+      remaining: Math.floor(this.tokens),
+      reset: Math.ceil((now + secondsToFull * 1000) / 1000),
+    };
+    if (!allowed) {
+      decision.retryAfter = Math.max(1, Math.ceil((1 - this.tokens) / settings.rate));
+    }
+    return decision;
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Request counting, so a test can assert how the provider used the API ("preview made 0 API
+ * calls", "one PATCH and no PUT").
+ */
+
+/** A snapshot of the counters. Every map is a plain object, ready for JSON. */
+export interface TenantApiStats {
+  /** Every counted request (everything but `/__tenant-api/*`). */
+  total: number;
+  /** Requests to the management API (`/api/v2/*`). */
+  api: number;
+  /** Requests to the token endpoint (`/oauth/token`). */
+  token: number;
+  /** Connections closed without an answer by fault injection. */
+  dropped: number;
+  /** Count per `"METHOD /route/:template STATUS"`, e.g. `"PATCH /api/v2/clients/:id 200"`. */
+  counts: Record<string, number>;
+  /** Count per `"METHOD /route/:template"`, whatever the status. */
+  byRoute: Record<string, number>;
+  /** Count per status (`"200"`, `"429"`, `"dropped"`). */
+  byStatus: Record<string, number>;
+}
+
+/** The counters behind {@link TenantApiStats}. */
+export class RequestStats {
+  private data: TenantApiStats = RequestStats.empty();
+
+  private static empty(): TenantApiStats {
+    return { total: 0, api: 0, token: 0, dropped: 0, counts: {}, byRoute: {}, byStatus: {} };
+  }
+
+  /**
+   * Counts one request. `route` is the route template (`/api/v2/clients/:id`) so that ids do not
+   * multiply the keys; for a path that matches no route it is the path itself.
+   */
+  record(method: string, route: string, status: number | "dropped"): void {
+    const data = this.data;
+    const byRoute = `${method} ${route}`;
+    const key = `${byRoute} ${status}`;
+    data.total += 1;
+    if (route.startsWith("/api/v2/") || route === "/api/v2") data.api += 1;
+    if (route === "/oauth/token") data.token += 1;
+    if (status === "dropped") data.dropped += 1;
+    data.counts[key] = (data.counts[key] ?? 0) + 1;
+    data.byRoute[byRoute] = (data.byRoute[byRoute] ?? 0) + 1;
+    data.byStatus[String(status)] = (data.byStatus[String(status)] ?? 0) + 1;
+  }
+
+  /** A copy of the counters, unaffected by later requests. */
+  snapshot(): TenantApiStats {
+    const data = this.data;
+    return {
+      ...data,
+      counts: { ...data.counts },
+      byRoute: { ...data.byRoute },
+      byStatus: { ...data.byStatus },
+    };
+  }
+
+  /** Sets every counter back to zero. */
+  reset(): void {
+    this.data = RequestStats.empty();
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * The tenant's state: clients, event streams, the selected push provider and the client grants
+ * that decide which scopes the token endpoint hands out.
+ *
+ * Every read returns a copy and every write stores a copy, so neither a route handler nor a test
+ * can change the state by holding on to an object.
+ */
+
+import type { PUSH_PROVIDERS } from "../../provider/schema/index.js";
+import type { WireClient } from "./clients.js";
+
+/** The push notification providers of spec 2.1, as the schema module lists them. */
+export type PushProvider = (typeof PUSH_PROVIDERS)[number];
+
+/** An event stream as stored and answered: its 26-character id and whatever else it holds. */
+export interface WireEventStream {
+  /** `est_` followed by 22 letters and digits on the platform. */
+  id: string;
+  /** Fields beyond the id are not in the spec; the seed decides them. */
+  [field: string]: unknown;
+}
+
+/** A client grant: the scopes a client may obtain for the management API. */
+export interface ClientGrant {
+  /** The client the grant belongs to. */
+  client_id: string;
+  /** The granted scopes. */
+  scope: string[];
+}
+
+/** The whole tenant as plain JSON. */
+export interface TenantState {
+  /** Name of the tenant, shown in every client's `tenant` field. */
+  tenant: string;
+  /** The selected push notification provider. */
+  pushProvider: PushProvider;
+  /** Every client, in wire form. */
+  clients: WireClient[];
+  /** Every event stream. */
+  eventStreams: WireEventStream[];
+  /** Every client grant for the management API. */
+  grants: ClientGrant[];
+}
+
+/** Read and write access to the tenant's state, for the routes and for tests. */
+export class TenantStore {
+  private clients = new Map<string, WireClient>();
+  private eventStreams = new Map<string, WireEventStream>();
+  private grants = new Map<string, string[]>();
+  private pushProvider: PushProvider = "guardian";
+  private readonly initial: TenantState;
+
+  /** @param state - the starting state; {@link TenantStore.reset} returns to it. */
+  constructor(state: TenantState) {
+    this.initial = structuredClone(state);
+    this.reset();
+  }
+
+  /** Name of the tenant. */
+  get tenant(): string {
+    return this.initial.tenant;
+  }
+
+  /** Puts the state back to what it was at start (same ids and secrets). */
+  reset(): void {
+    const state = structuredClone(this.initial);
+    this.pushProvider = state.pushProvider;
+    this.clients = new Map(state.clients.map((c) => [c.client_id, c]));
+    this.eventStreams = new Map(state.eventStreams.map((s) => [s.id, s]));
+    this.grants = new Map(state.grants.map((g) => [g.client_id, g.scope]));
+  }
+
+  /** A copy of the client, or undefined when there is none with this id. */
+  getClient(clientId: string): WireClient | undefined {
+    const client = this.clients.get(clientId);
+    return client === undefined ? undefined : structuredClone(client);
+  }
+
+  /** Stores a client as given (creating or replacing it); it should carry the response fields. */
+  putClient(client: WireClient): void {
+    this.clients.set(client.client_id, structuredClone(client));
+  }
+
+  /** Removes a client and its grant; says whether it existed. */
+  deleteClient(clientId: string): boolean {
+    this.grants.delete(clientId);
+    return this.clients.delete(clientId);
+  }
+
+  /** Ids of every client, in insertion order. */
+  clientIds(): string[] {
+    return [...this.clients.keys()];
+  }
+
+  /** The selected push provider. */
+  getProvider(): PushProvider {
+    return this.pushProvider;
+  }
+
+  /** Selects the push provider. */
+  setProvider(provider: PushProvider): void {
+    this.pushProvider = provider;
+  }
+
+  /** Whether an event stream with this id exists. */
+  eventStreamExists(id: string): boolean {
+    return this.eventStreams.has(id);
+  }
+
+  /** A copy of the event stream, or undefined. */
+  getEventStream(id: string): WireEventStream | undefined {
+    const stream = this.eventStreams.get(id);
+    return stream === undefined ? undefined : structuredClone(stream);
+  }
+
+  /** Stores an event stream (for tests: "the stream exists again"). */
+  putEventStream(stream: WireEventStream): void {
+    this.eventStreams.set(stream.id, structuredClone(stream));
+  }
+
+  /** Deletes an event stream; says whether it existed. */
+  deleteEventStream(id: string): boolean {
+    return this.eventStreams.delete(id);
+  }
+
+  /** Ids of every event stream, in insertion order. */
+  eventStreamIds(): string[] {
+    return [...this.eventStreams.keys()];
+  }
+
+  /** The scopes granted to a client for the management API, or undefined without a grant. */
+  grantedScopes(clientId: string): string[] | undefined {
+    const scopes = this.grants.get(clientId);
+    return scopes === undefined ? undefined : [...scopes];
+  }
+
+  /** Grants scopes to a client, replacing its grant (an empty list keeps a grant with none). */
+  setGrant(clientId: string, scopes: readonly string[]): void {
+    this.grants.set(clientId, [...scopes]);
+  }
+
+  /** The whole tenant as plain JSON. */
+  snapshot(): TenantState {
+    return structuredClone({
+      tenant: this.tenant,
+      pushProvider: this.pushProvider,
+      clients: [...this.clients.values()],
+      eventStreams: [...this.eventStreams.values()],
+      grants: [...this.grants].map(([client_id, scope]) => ({ client_id, scope })),
+    });
+  }
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    // Integration and end-to-end suites start real servers and child processes; the default 5 s is
+    // too tight on a 2-core machine, but every suite also bounds its own waits.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+    typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
+  },
+});
