@@ -134,6 +134,14 @@ export class StackSecrets {
     return this.encryptionsalt;
   }
 
+  /**
+   * Uses `salt` (found in the state file) when the stack file has none, e.g. because the stack
+   * file was deleted: the state's secrets stay readable with the same passphrase.
+   */
+  adoptSalt(salt: string): void {
+    if (!this.encryptionsalt && !this.crypter) this.encryptionsalt = salt;
+  }
+
   /** The crypter, created on first use; rejects with a clear message without a passphrase. */
   get(): Promise<Crypter> {
     if (!this.crypter) this.crypter = this.create();

@@ -7,6 +7,8 @@
  * description of them (DESIGN.md section 3), and it validates every body before it gets here.
  */
 
+import { postLoginPromptReason } from "../../provider/schema/index.js";
+
 /** A client as stored and answered: a JSON object keyed by wire names, with its id. */
 export interface WireClient {
   /** Identifier of the client (32 letters and digits on the platform). */
@@ -133,7 +135,9 @@ function fillNestedDefaults(client: Record<string, unknown>): void {
 
 /** A copy of `client` with every response field the client lacks set to its default. */
 export function withResponseDefaults(client: WireClient, tenant: string): WireClient {
-  const filled: WireClient = { ...clientResponseDefaults(tenant), ...structuredClone(client) };
+  // client_id first, as the platform answers it.
+  const { client_id, ...fields } = structuredClone(client);
+  const filled: WireClient = { client_id, ...clientResponseDefaults(tenant), ...fields };
   fillNestedDefaults(filled);
   return filled;
 }
@@ -193,7 +197,7 @@ export function storedClientRuleFailures(
   if (merged.organization_require_behavior === "post_login_prompt" && merged.oidc_conformant !== true) {
     failures.push({
       path: "organization_require_behavior",
-      reason: "post_login_prompt requires oidc_conformant to be true",
+      reason: postLoginPromptReason("oidc_conformant"),
     });
   }
   const metadata = merged.client_metadata;

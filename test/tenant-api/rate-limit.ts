@@ -15,6 +15,14 @@ export interface RateLimitOptions {
   burst?: number | undefined;
 }
 
+/** Rate limit settings with the burst filled in. */
+export interface ResolvedRateLimit {
+  /** Tokens added per second. */
+  rate: number;
+  /** Capacity of the bucket. */
+  burst: number;
+}
+
 /** The outcome of one request against the bucket, with the header values to send. */
 export interface RateLimitDecision {
   /** Whether the request may proceed (false: answer 429). */
@@ -33,7 +41,7 @@ export interface RateLimitDecision {
 export const UNLIMITED_REPORTED_LIMIT = 1000;
 
 /** Checks rate limit settings and fills in the default burst; throws on nonsense values. */
-export function normalizeRateLimit(options: RateLimitOptions): Required<RateLimitOptions> {
+export function normalizeRateLimit(options: RateLimitOptions): ResolvedRateLimit {
   const { rate } = options;
   if (!Number.isFinite(rate) || rate <= 0) {
     throw new RangeError(`rate limit: rate must be a number greater than 0, got ${rate}`);
@@ -50,7 +58,7 @@ export function normalizeRateLimit(options: RateLimitOptions): Required<RateLimi
  * sleeping.
  */
 export class TokenBucket {
-  private settings: Required<RateLimitOptions> | null = null;
+  private settings: ResolvedRateLimit | null = null;
   private tokens = 0;
   private updatedAt = 0;
 
@@ -73,7 +81,7 @@ export class TokenBucket {
   }
 
   /** The current settings, or null when limiting is off. */
-  current(): Required<RateLimitOptions> | null {
+  current(): ResolvedRateLimit | null {
     return this.settings === null ? null : { ...this.settings };
   }
 

@@ -1,0 +1,162 @@
+/**
+ * The Fastify application: hooks that apply faults, the rate limit and authentication in the
+ * platform's order, counting of every answer, and one error shape for every failure, Fastify's own
+ * included. Routes live in `management-routes.ts`, `oauth-routes.ts` and `control-routes.ts`.
+ */
+
+import { setTimeout as delay } from "node:timers/promises";
+import formbody from "@fastify/formbody";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from "fastify";
+import {
+  areaOf,
+  isLoopback,
+  pathOf,
+  type ServerContext,
+  setPrincipal,
+} from "./context.js";
+import { registerControlRoutes } from "./control-routes.js";
+import { ApiError, defaultErrorCode, OAuthError, reasonPhrase } from "./errors.js";
+import { registerManagementRoutes } from "./management-routes.js";
+import { registerOAuthRoutes } from "./oauth-routes.js";
+
+/** The route template of a request, or its path when no route matched (for the counters). */
+function routeOf(request: FastifyRequest): string {
+  return request.routeOptions.url ?? pathOf(request.url);
+}
+
+/** TLS material for an HTTPS server. */
+export interface TlsOptions {
+  /** Private key (PEM). */
+  key: string;
+  /** Certificate chain (PEM). */
+  cert: string;
+}
+
+/** Builds the application (not listening yet) around a shared context. */
+export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInstance {
+  const common = {
+    logger: false,
+    // A restart or stop must not wait for the keep-alive connections of the clients under test.
+    forceCloseConnections: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  } as const;
+  // Fastify types an HTTPS instance apart from an HTTP one although the routes and hooks used here
+  // are the same; this file only needs the common surface.
+  const app = (
+    tls === undefined ? Fastify(common) : Fastify({ ...common, https: tls })
+  ) as unknown as FastifyInstance;
+
+  app.register(formbody);
+  // An empty JSON body is no body, as for a request without content type: clients that always send
+  // `content-type: application/json` (a DELETE included) must not get a 400 for it.
+  const defaultJsonParser = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") {
+      done(null, undefined);
+      return;
+    }
+    defaultJsonParser(request, text, done);
+  });
+
+  app.addHook("onRequest", async (request, reply) => {
+    const area = areaOf(request.url);
+    if (area === "control") {
+      if (!isLoopback(request.socket.remoteAddress)) {
+        throw new ApiError(403, "forbidden", "The control routes answer loopback clients only");
+      }
+      return;
+    }
+    const plan = context.faults.next();
+    if (plan.latencyMs > 0) await delay(plan.latencyMs);
+    if (plan.drop) {
+      context.stats.record(request.method, routeOf(request), "dropped");
+      reply.hijack();
+      request.raw.socket.destroy();
+      return reply;
+    }
+    if (area === "management") {
+      const decision = context.bucket.take();
+      reply.header("x-ratelimit-limit", String(decision.limit));
+      reply.header("x-ratelimit-remaining", String(decision.remaining));
+      reply.header("x-ratelimit-reset", String(decision.reset));
+      if (!decision.allowed) {
+        throw new ApiError(429, "too_many_requests", "Global limit has been reached", {
+          "retry-after": String(decision.retryAfter ?? 1),
+        });
+      }
+    }
+    if (plan.errorStatus !== 0) {
+      const unavailable = plan.errorStatus === 503;
+      if (area === "authentication") {
+        throw new OAuthError(
+          plan.errorStatus,
+          unavailable ? "temporarily_unavailable" : "server_error",
+          unavailable ? "Service temporarily unavailable (injected fault)" : "Internal error (injected fault)",
+        );
+      }
+      throw new ApiError(
+        plan.errorStatus,
+        unavailable ? "service_unavailable" : "internal_error",
+        unavailable ? "Service temporarily unavailable (injected fault)" : "Internal error (injected fault)",
+      );
+    }
+    // Only matched routes are authenticated: an unknown path answers 404 whatever the token.
+    if (area === "management" && request.routeOptions.url !== undefined) {
+      setPrincipal(request, await context.auth.verify(request.headers.authorization));
+    }
+    return;
+  });
+
+  // Counted when the answer is about to leave, not when it has left: a test that reads the counters
+  // right after its response arrived must see that response counted.
+  app.addHook("onSend", async (request, reply, payload) => {
+    if (areaOf(request.url) !== "control") {
+      context.stats.record(request.method, routeOf(request), reply.statusCode);
+    }
+    return payload;
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiError | OAuthError, request, reply) => {
+    if (error instanceof ApiError) {
+      reply.headers(error.headers).code(error.statusCode).send(error.toBody());
+      return;
+    }
+    if (error instanceof OAuthError) {
+      reply.code(error.statusCode).send(error.toBody());
+      return;
+    }
+    const given = error.statusCode;
+    const statusCode = given !== undefined && given >= 400 && given < 600 ? given : 500;
+    if (statusCode >= 500) {
+      // An unexpected failure of this server: say so where a developer will look.
+      process.stderr.write(`tenant-api: ${request.method} ${request.url}: ${error.stack ?? error}\n`);
+    }
+    const message = statusCode >= 500 ? "Internal error" : error.message;
+    if (areaOf(request.url) === "authentication") {
+      const oauth = new OAuthError(
+        statusCode,
+        statusCode >= 500 ? "server_error" : "invalid_request",
+        message,
+      );
+      reply.code(statusCode).send(oauth.toBody());
+      return;
+    }
+    reply.code(statusCode).send(new ApiError(statusCode, defaultErrorCode(statusCode), message).toBody());
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send({
+      statusCode: 404,
+      error: reasonPhrase(404),
+      message: `Route ${request.method}:${pathOf(request.url)} not found`,
+      errorCode: "not_found",
+    });
+  });
+
+  registerManagementRoutes(app, context);
+  registerOAuthRoutes(app, context);
+  registerControlRoutes(app, context);
+  return app;
+}

@@ -1,0 +1,68 @@
+/**
+ * What the routes and hooks share: the server's parts, which outlive one Fastify instance across
+ * restarts, the verified caller of each request, and the classification of paths.
+ */
+
+import type { FastifyRequest } from "fastify";
+import type { Principal, TokenAuthority } from "./auth.js";
+import type { FaultInjector } from "./faults.js";
+import type { TokenBucket } from "./rate-limit.js";
+import type { RequestStats } from "./stats.js";
+import type { TenantStore } from "./store.js";
+
+/** Everything the routes share; it outlives one Fastify instance across restarts. */
+export interface ServerContext {
+  /** The tenant's state. */
+  store: TenantStore;
+  /** Issues and verifies tokens. */
+  auth: TokenAuthority;
+  /** The management API's rate limit. */
+  bucket: TokenBucket;
+  /** Fault injection. */
+  faults: FaultInjector;
+  /** Request counters. */
+  stats: RequestStats;
+  /** Lifetime of the tokens the token endpoint issues, in seconds. */
+  tokenTtlSeconds: number;
+}
+
+/** Which API a path belongs to; each has its own error shape, limits and faults. */
+export type Area = "management" | "authentication" | "control" | "other";
+
+/** The path of a request URL, without its query. */
+export function pathOf(url: string): string {
+  const query = url.indexOf("?");
+  return query < 0 ? url : url.slice(0, query);
+}
+
+/** The API a path belongs to. */
+export function areaOf(url: string): Area {
+  const path = pathOf(url);
+  if (path === "/__tenant-api" || path.startsWith("/__tenant-api/")) return "control";
+  if (path === "/api/v2" || path.startsWith("/api/v2/")) return "management";
+  if (path.startsWith("/oauth/") || path.startsWith("/.well-known/")) return "authentication";
+  return "other";
+}
+
+/** Whether a socket address is a loopback address (IPv4, IPv6, or IPv4 mapped in IPv6). */
+export function isLoopback(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
+}
+
+const principals = new WeakMap<FastifyRequest, Principal>();
+
+/**
+ * The verified caller of a management API request. The onRequest hook verifies the token of every
+ * management route before its handler runs, so a missing principal is a bug of this server.
+ */
+export function principalOf(request: FastifyRequest): Principal {
+  const principal = principals.get(request);
+  if (principal === undefined) throw new Error("no verified principal for this request");
+  return principal;
+}
+
+/** Records the verified caller of a request (done by the onRequest hook). */
+export function setPrincipal(request: FastifyRequest, principal: Principal): void {
+  principals.set(request, principal);
+}

@@ -1,0 +1,66 @@
+/**
+ * Routes for tests driving the server from another process (the CLI): counters, faults, rate
+ * limit and state under `/__tenant-api/`. They answer loopback clients only (checked in the
+ * onRequest hook), are never counted, never limited and never faulted.
+ */
+
+import type { FastifyInstance } from "fastify";
+import type { ServerContext } from "./context.js";
+import { ApiError } from "./errors.js";
+import type { FaultOptions } from "./faults.js";
+import type { RateLimitOptions } from "./rate-limit.js";
+
+/** Prefix of the control routes. */
+export const CONTROL_PREFIX = "/__tenant-api";
+
+function badRequest(error: unknown): ApiError {
+  return new ApiError(400, "invalid_body", (error as Error).message);
+}
+
+/** Registers the control routes. */
+export function registerControlRoutes(app: FastifyInstance, context: ServerContext): void {
+  const { stats, faults, bucket, store } = context;
+
+  app.get(`${CONTROL_PREFIX}/stats`, async () => stats.snapshot());
+  app.delete(`${CONTROL_PREFIX}/stats`, async (_request, reply) => {
+    stats.reset();
+    return reply.code(204).send();
+  });
+
+  app.get(`${CONTROL_PREFIX}/faults`, async () => faults.current());
+  // Body: `{"spec": "error=0.2,drop=0.05,latency=0-300"}` or `{"error": 0.2, "latency": {...}}`.
+  app.post<{ Body: FaultOptions & { spec?: string } }>(
+    `${CONTROL_PREFIX}/faults`,
+    async (request) => {
+      const body = request.body ?? {};
+      try {
+        faults.configure(typeof body.spec === "string" ? body.spec : body);
+      } catch (error) {
+        throw badRequest(error);
+      }
+      return faults.current();
+    },
+  );
+
+  app.get(`${CONTROL_PREFIX}/rate-limit`, async () => ({ rateLimit: bucket.current() }));
+  // Body: `{"rate": 2, "burst": 10}`, or `null` / `{}` to turn limiting off.
+  app.post<{ Body: Partial<RateLimitOptions> | null }>(
+    `${CONTROL_PREFIX}/rate-limit`,
+    async (request) => {
+      const body = request.body;
+      try {
+        const rate = body?.rate;
+        bucket.configure(rate === undefined ? null : { rate, burst: body?.burst });
+      } catch (error) {
+        throw badRequest(error);
+      }
+      return { rateLimit: bucket.current() };
+    },
+  );
+
+  app.get(`${CONTROL_PREFIX}/state`, async () => store.snapshot());
+  app.post(`${CONTROL_PREFIX}/reset`, async (_request, reply) => {
+    store.reset();
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,63 @@
+/**
+ * The local tenant API: a faithful HTTP implementation of the tenant management API's operations
+ * used by this project (DESIGN.md section 8), for tests, the demo and the benchmarks. See
+ * `README.md` in this folder for the routes, the CLI and the seed file format.
+ */
+
+export { type MintOptions, type Principal, TokenAuthority } from "./auth.js";
+export {
+  applyClientPatch,
+  clientResponseDefaults,
+  RESPONSE_ONLY_FIELDS,
+  type RuleFailure,
+  type WireClient,
+} from "./clients.js";
+export {
+  ApiError,
+  type ManagementErrorBody,
+  type ManagementErrorCode,
+  OAuthError,
+  type OAuthErrorBody,
+  type OAuthErrorCode,
+} from "./errors.js";
+export {
+  createRandom,
+  type FaultOptions,
+  type FaultPlan,
+  parseFaultSpec,
+  type ResolvedFaults,
+} from "./faults.js";
+export {
+  CLIENT_ROUTE,
+  EVENT_STREAM_ROUTE,
+  SELECTED_PROVIDER_ROUTE,
+} from "./management-routes.js";
+export { JWKS_ROUTE, TOKEN_ROUTE, type TokenResponse } from "./oauth-routes.js";
+export { type RateLimitDecision, type RateLimitOptions, type ResolvedRateLimit, TokenBucket } from "./rate-limit.js";
+export {
+  ADMIN_SCOPES,
+  DEFAULT_SEED,
+  DEFAULT_SEED_IDS,
+  loadSeed,
+  type LoadedSeed,
+  newClientId,
+  newEventStreamId,
+  READ_ONLY_SCOPES,
+  type SeedClient,
+  SeedError,
+  type TenantSeed,
+} from "./seed.js";
+export {
+  type ClientCredentials,
+  startTenantApi,
+  type TenantApi,
+  type TenantApiOptions,
+} from "./server.js";
+export type { TenantApiStats } from "./stats.js";
+export {
+  type ClientGrant,
+  type PushProvider,
+  type TenantState,
+  TenantStore,
+  type WireEventStream,
+} from "./store.js";

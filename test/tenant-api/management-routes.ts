@@ -1,0 +1,126 @@
+/**
+ * The management API routes (spec section 4, DESIGN.md section 8): the push provider selection,
+ * client read and update, event stream read and delete.
+ *
+ * Checks run in the platform's order: token (in the onRequest hook), then scope, then the body or
+ * path against the schema, then existence, then the rules that need the stored client.
+ */
+
+import type { FastifyInstance } from "fastify";
+import { validateWire } from "../../provider/schema/index.js";
+import { principalOf, type ServerContext } from "./context.js";
+import { requireScope } from "./auth.js";
+import {
+  applyClientPatch,
+  payloadValidationMessage,
+  type RuleFailure,
+  storedClientRuleFailures,
+} from "./clients.js";
+import { ApiError } from "./errors.js";
+import type { PushProvider } from "./store.js";
+
+/** Path of the push provider selection. */
+export const SELECTED_PROVIDER_ROUTE = "/api/v2/guardian/factors/push-notification/selected-provider";
+/** Route template of a client. */
+export const CLIENT_ROUTE = "/api/v2/clients/:id";
+/** Route template of an event stream. */
+export const EVENT_STREAM_ROUTE = "/api/v2/event-streams/:id";
+
+/** Client fields that change the client's keys and so also need `update:client_keys`. */
+const KEY_FIELDS = ["client_secret", "encryption_key"] as const;
+
+interface IdParams {
+  id: string;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function invalidBody(failures: readonly RuleFailure[]): ApiError {
+  return new ApiError(400, "invalid_body", payloadValidationMessage(failures));
+}
+
+/**
+ * The event stream id of the path, checked by the schema module: a wrong length is 400
+ * `invalid_uri`, as the platform answers a path that breaks its schema.
+ */
+function checkedEventStreamId(id: string): string {
+  const failures = validateWire("eventStreamId", id);
+  if (failures.length > 0) {
+    const parts = failures.map((f) => `${f.path === "" ? "id" : `id.${f.path}`}: ${f.reason}`);
+    throw new ApiError(400, "invalid_uri", `Path validation error: ${parts.join("; ")}`);
+  }
+  return id;
+}
+
+function noSuchEventStream(): ApiError {
+  return new ApiError(404, "inexistent_event_stream", "The event stream does not exist");
+}
+
+/** Registers the management API routes. */
+export function registerManagementRoutes(app: FastifyInstance, context: ServerContext): void {
+  const { store } = context;
+
+  app.get(SELECTED_PROVIDER_ROUTE, async (request) => {
+    requireScope(principalOf(request), "read:guardian_factors");
+    return { provider: store.getProvider() };
+  });
+
+  app.put(SELECTED_PROVIDER_ROUTE, async (request) => {
+    requireScope(principalOf(request), "update:guardian_factors");
+    // No body at all is a body without `provider`, which the schema reports as such.
+    const body: unknown = request.body ?? {};
+    const failures = validateWire("pushProviderSelection", body);
+    if (failures.length > 0) throw invalidBody(failures);
+    const provider = (body as { provider: PushProvider }).provider;
+    store.setProvider(provider);
+    return { provider };
+  });
+
+  app.get<{ Params: IdParams }>(CLIENT_ROUTE, async (request) => {
+    requireScope(principalOf(request), "read:clients");
+    const client = store.getClient(request.params.id);
+    if (client === undefined) {
+      throw new ApiError(404, "inexistent_client", "The client does not exist");
+    }
+    return client;
+  });
+
+  app.patch<{ Params: IdParams }>(CLIENT_ROUTE, async (request) => {
+    const principal = principalOf(request);
+    requireScope(principal, "update:clients");
+    const body: unknown = request.body ?? {};
+    if (isRecord(body) && KEY_FIELDS.some((field) => field in body)) {
+      requireScope(principal, "update:client_keys");
+    }
+    const failures = validateWire("clientUpdate", body);
+    if (failures.length > 0) throw invalidBody(failures);
+    const patch = body as Record<string, unknown>;
+    const stored = store.getClient(request.params.id);
+    if (stored === undefined) {
+      throw new ApiError(404, "inexistent_client", "The client does not exist");
+    }
+    const updated = applyClientPatch(stored, patch);
+    const ruleFailures = storedClientRuleFailures(stored, patch, updated);
+    if (ruleFailures.length > 0) throw invalidBody(ruleFailures);
+    store.putClient(updated);
+    return updated;
+  });
+
+  app.get<{ Params: IdParams }>(EVENT_STREAM_ROUTE, async (request) => {
+    requireScope(principalOf(request), "read:event_streams");
+    const stream = store.getEventStream(checkedEventStreamId(request.params.id));
+    if (stream === undefined) throw noSuchEventStream();
+    return stream;
+  });
+
+  app.delete<{ Params: IdParams }>(EVENT_STREAM_ROUTE, async (request, reply) => {
+    requireScope(principalOf(request), "delete:event_streams");
+    if (!store.deleteEventStream(checkedEventStreamId(request.params.id))) {
+      throw noSuchEventStream();
+    }
+    reply.code(204);
+    return reply.send();
+  });
+}

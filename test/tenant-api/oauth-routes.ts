@@ -1,0 +1,139 @@
+/**
+ * The authentication API: the client credentials grant at `POST /oauth/token` and the key set
+ * that verifies its tokens. Errors use the OAuth 2.0 shape `{error, error_description}` (RFC 6749
+ * section 5.2), as the platform's authentication API does, not the management API's shape.
+ */
+
+import type { FastifyInstance } from "fastify";
+import { secretsEqual } from "./auth.js";
+import type { ServerContext } from "./context.js";
+import { OAuthError } from "./errors.js";
+
+/** Path of the token endpoint (a trailing slash, as the spec writes it, is accepted too). */
+export const TOKEN_ROUTE = "/oauth/token";
+/** Path of the public key set. */
+export const JWKS_ROUTE = "/.well-known/jwks.json";
+
+/** The token endpoint's successful answer (RFC 6749 section 5.1). */
+export interface TokenResponse {
+  /** The signed JWT. */
+  access_token: string;
+  /** Always `"Bearer"`. */
+  token_type: "Bearer";
+  /** Seconds until the token expires. */
+  expires_in: number;
+  /** The granted scopes, space-separated. */
+  scope: string;
+}
+
+function parameter(body: Record<string, unknown>, name: string): string | undefined {
+  const value = body[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") {
+    throw new OAuthError(400, "invalid_request", `Parameter ${name} must be a string`);
+  }
+  return value;
+}
+
+/** Client credentials from HTTP Basic authentication (`client_secret_basic`), if present. */
+function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
+  const match = /^Basic +([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? "");
+  if (match?.[1] === undefined) return undefined;
+  const decoded = Buffer.from(match[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 0) throw new OAuthError(400, "invalid_request", "Malformed Basic credentials");
+  return {
+    id: decodeURIComponent(decoded.slice(0, colon)),
+    secret: decodeURIComponent(decoded.slice(colon + 1)),
+  };
+}
+
+/** Registers the token endpoint and the key set. */
+export function registerOAuthRoutes(app: FastifyInstance, context: ServerContext): void {
+  const { store, auth } = context;
+
+  app.post(TOKEN_ROUTE, async (request, reply): Promise<TokenResponse> => {
+    const raw: unknown = request.body ?? {};
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+      throw new OAuthError(400, "invalid_request", "The body must be an object of parameters");
+    }
+    const body = raw as Record<string, unknown>;
+    const grantType = parameter(body, "grant_type");
+    if (grantType === undefined) {
+      throw new OAuthError(400, "invalid_request", "Missing required parameter: grant_type");
+    }
+    if (grantType !== "client_credentials") {
+      throw new OAuthError(400, "unsupported_grant_type", `Unsupported grant type: ${grantType}`);
+    }
+
+    const basic = basicCredentials(request.headers.authorization);
+    const bodyId = parameter(body, "client_id");
+    const bodySecret = parameter(body, "client_secret");
+    if (basic !== undefined && (bodyId !== undefined || bodySecret !== undefined)) {
+      throw new OAuthError(400, "invalid_request", "Use only one client authentication method");
+    }
+    const clientId = basic?.id ?? bodyId;
+    const secret = basic?.secret ?? bodySecret;
+    if (clientId === undefined) {
+      throw new OAuthError(400, "invalid_request", "Missing required parameter: client_id");
+    }
+    const client = store.getClient(clientId);
+    const expected = client?.client_secret;
+    if (secret === undefined || typeof expected !== "string" || !secretsEqual(secret, expected)) {
+      throw new OAuthError(401, "access_denied", "Unauthorized");
+    }
+    const grantTypes = client?.grant_types;
+    if (!Array.isArray(grantTypes) || !grantTypes.includes("client_credentials")) {
+      throw new OAuthError(
+        403,
+        "unauthorized_client",
+        "Grant type 'client_credentials' not allowed for the client.",
+      );
+    }
+
+    const audience = parameter(body, "audience");
+    if (audience === undefined) {
+      throw new OAuthError(
+        403,
+        "access_denied",
+        "No audience parameter was provided, and no default audience has been configured",
+      );
+    }
+    if (audience !== auth.audience) {
+      throw new OAuthError(403, "access_denied", `Service not found: ${audience}`);
+    }
+    const granted = store.grantedScopes(clientId);
+    if (granted === undefined) {
+      throw new OAuthError(
+        403,
+        "access_denied",
+        `Client is not authorized to access "${audience}". You need to create a "client-grant" associated to this API.`,
+      );
+    }
+    // OAuth lets the caller ask for fewer scopes than it was granted; it never gets more.
+    const requested = parameter(body, "scope");
+    let scopes = granted;
+    if (requested !== undefined && requested.trim() !== "") {
+      const wanted = requested.split(/\s+/).filter((s) => s !== "");
+      scopes = granted.filter((scope) => wanted.includes(scope));
+      if (scopes.length === 0) {
+        throw new OAuthError(
+          403,
+          "access_denied",
+          `Client has not been granted scopes: ${wanted.join(", ")}`,
+        );
+      }
+    }
+
+    const accessToken = await auth.issue(clientId, scopes, context.tokenTtlSeconds);
+    reply.header("cache-control", "no-store").header("pragma", "no-cache");
+    return {
+      access_token: accessToken,
+      token_type: "Bearer",
+      expires_in: context.tokenTtlSeconds,
+      scope: scopes.join(" "),
+    };
+  });
+
+  app.get(JWKS_ROUTE, async () => auth.jwks());
+}

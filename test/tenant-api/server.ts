@@ -1,0 +1,194 @@
+/**
+ * `startTenantApi`: starts the local tenant API on a real socket and hands back what a test needs
+ * to use it (URLs, credentials, seeded ids) and to steer it (counters, faults, rate limit, state,
+ * restart, stop).
+ */
+
+import { randomInt } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "./app.js";
+import { type MintOptions, TokenAuthority } from "./auth.js";
+import type { ServerContext } from "./context.js";
+import { createRandom, FaultInjector, type FaultOptions, type ResolvedFaults } from "./faults.js";
+import { type RateLimitOptions, TokenBucket } from "./rate-limit.js";
+import { loadSeed, type TenantSeed } from "./seed.js";
+import { RequestStats, type TenantApiStats } from "./stats.js";
+import { TenantStore } from "./store.js";
+import { generateTlsMaterial, type TlsMaterial } from "./tls.js";
+
+/** Options of {@link startTenantApi}; every one is optional. */
+export interface TenantApiOptions {
+  /** Port to listen on; 0 (the default) picks a free one. */
+  port?: number | undefined;
+  /**
+   * Address to listen on; default `127.0.0.1`, or `localhost` (both loopback families) with TLS so
+   * that the certificate's name works whichever address a client resolves first.
+   */
+  host?: string | undefined;
+  /** The tenant to start with: a seed object or the path of a JSON seed file; default the built-in one. */
+  seed?: TenantSeed | string | undefined;
+  /** Rate limit of the management API; default none (headers still sent, with a limit of 1000). */
+  rateLimit?: RateLimitOptions | null | undefined;
+  /** Faults to inject, as an object or in the CLI syntax (`error=0.2,drop=0.05,latency=0-300`). */
+  faults?: FaultOptions | string | undefined;
+  /** Lifetime of issued tokens in seconds; default 86400. */
+  tokenTtlSeconds?: number | undefined;
+  /** Serve HTTPS with a generated certificate authority and certificate. */
+  tls?: boolean | undefined;
+  /** Seed of the fault injection's random numbers, for repeatable runs; default random. */
+  random?: number | undefined;
+  /** Clock in milliseconds since the epoch (tokens, rate limit); default `Date.now`. */
+  clock?: (() => number) | undefined;
+}
+
+/** Credentials of a machine-to-machine client of the tenant. */
+export interface ClientCredentials {
+  /** The client's id. */
+  clientId: string;
+  /** The client's secret at start. */
+  clientSecret: string;
+  /** The scopes granted to it. */
+  scopes: string[];
+}
+
+/** A running local tenant API. */
+export interface TenantApi {
+  /** `${domain}/api/v2`. */
+  baseUrl: string;
+  /** What a user puts in `tenant:domain`: the URL with scheme, e.g. `http://127.0.0.1:43123`. */
+  domain: string;
+  /** `${domain}/oauth/token`. */
+  tokenUrl: string;
+  /** `${domain}/api/v2/`: the audience to ask tokens for. */
+  audience: string;
+  /** The port listened on. */
+  port: number;
+  /** Name of the tenant. */
+  tenant: string;
+  /** Id of the machine-to-machine client granted every scope. */
+  clientId: string;
+  /** Its secret at start. */
+  clientSecret: string;
+  /** Its scopes. */
+  scopes: string[];
+  /** The machine-to-machine client granted read scopes only. */
+  readOnly: ClientCredentials;
+  /** Ids of every seeded client, the machine-to-machine ones included, in seed order. */
+  clients: string[];
+  /** Ids of every seeded event stream. */
+  eventStreams: string[];
+  /** With TLS: the file holding the CA certificate clients must trust. */
+  caFile?: string;
+  /** With TLS: the CA certificate (PEM). */
+  ca?: string;
+  /** Read and write access to the tenant's state. */
+  store: TenantStore;
+  /** A snapshot of the request counters. */
+  stats(): TenantApiStats;
+  /** Sets the request counters back to zero. */
+  resetStats(): void;
+  /** Replaces the fault settings (a string uses the CLI syntax; null turns faults off). */
+  setFaults(faults: FaultOptions | string | null): ResolvedFaults;
+  /** Replaces the rate limit (null turns it off) and refills the bucket. */
+  setRateLimit(rateLimit: RateLimitOptions | null): void;
+  /** Signs a token without the token endpoint, e.g. expired, foreign-signed or with few scopes. */
+  mintToken(options: MintOptions): Promise<string>;
+  /** Closes the listener and listens again on the same port with the same state. */
+  restart(): Promise<void>;
+  /** Stops the server (and deletes the CA file); calling it again does nothing. */
+  stop(): Promise<void>;
+}
+
+/** The host to put in URLs for a listening address. */
+function urlHost(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+/** Starts the local tenant API. */
+export async function startTenantApi(options: TenantApiOptions = {}): Promise<TenantApi> {
+  const clock = options.clock ?? Date.now;
+  const tokenTtlSeconds = options.tokenTtlSeconds ?? 86400;
+  if (!Number.isInteger(tokenTtlSeconds) || tokenTtlSeconds < 1) {
+    throw new RangeError(`tokenTtlSeconds must be a positive integer, got ${tokenTtlSeconds}`);
+  }
+  const seed = loadSeed(options.seed);
+  const store = new TenantStore(seed.state);
+  const context: ServerContext = {
+    store,
+    auth: await TokenAuthority.create(clock),
+    bucket: new TokenBucket(clock, options.rateLimit ?? null),
+    faults: new FaultInjector(createRandom(options.random ?? randomInt(2 ** 31)), options.faults),
+    stats: new RequestStats(),
+    tokenTtlSeconds,
+  };
+  const tls: TlsMaterial | undefined = options.tls === true ? await generateTlsMaterial() : undefined;
+  const host = options.host ?? (tls === undefined ? "127.0.0.1" : "localhost");
+  const serverTls = tls === undefined ? undefined : { key: tls.key, cert: tls.cert };
+
+  let app: FastifyInstance = buildApp(context, serverTls);
+  try {
+    await app.listen({ port: options.port ?? 0, host });
+  } catch (error) {
+    await tls?.dispose();
+    throw error;
+  }
+  const port = (app.server.address() as AddressInfo).port;
+  const domain = `${tls === undefined ? "http" : "https"}://${urlHost(host)}:${port}`;
+  context.auth.setDomain(domain);
+
+  const credentials = (clientId: string): ClientCredentials => {
+    const client = store.getClient(clientId);
+    return {
+      clientId,
+      clientSecret: String(client?.client_secret ?? ""),
+      scopes: store.grantedScopes(clientId) ?? [],
+    };
+  };
+  const admin = credentials(seed.adminClientId);
+  let stopped: Promise<void> | undefined;
+
+  const api: TenantApi = {
+    baseUrl: `${domain}/api/v2`,
+    domain,
+    tokenUrl: `${domain}/oauth/token`,
+    audience: context.auth.audience,
+    port,
+    tenant: store.tenant,
+    clientId: admin.clientId,
+    clientSecret: admin.clientSecret,
+    scopes: admin.scopes,
+    readOnly: credentials(seed.readOnlyClientId),
+    clients: seed.state.clients.map((c) => c.client_id),
+    eventStreams: seed.state.eventStreams.map((s) => s.id),
+    store,
+    stats: () => context.stats.snapshot(),
+    resetStats: () => context.stats.reset(),
+    setFaults: (faults) => {
+      context.faults.configure(faults);
+      return context.faults.current();
+    },
+    setRateLimit: (rateLimit) => context.bucket.configure(rateLimit),
+    mintToken: (mint) => context.auth.mint(mint),
+    restart: async () => {
+      if (stopped !== undefined) throw new Error("the tenant API has been stopped");
+      await app.close();
+      app = buildApp(context, serverTls);
+      await app.listen({ port, host });
+    },
+    stop: () => {
+      stopped ??= (async () => {
+        await app.close();
+        await tls?.dispose();
+      })();
+      return stopped;
+    },
+  };
+  if (tls !== undefined) {
+    api.caFile = tls.caFile;
+    api.ca = tls.ca;
+  }
+  return api;
+}
