@@ -1,5 +1,4 @@
-import { describe, expect, it } from "vitest";
-import { compiledValidatorCount } from "../provider/schema/validate.js";
+import { describe, expect, it, vi } from "vitest";
 import {
   APP_TYPES,
   type CheckFailure,
@@ -8,6 +7,7 @@ import {
   PUSH_PROVIDERS,
   UNKNOWN,
 } from "../provider/schema/index.js";
+import { compiledValidatorCount } from "../provider/schema/validate.js";
 
 const CLIENT_ID = "aBcD1234efGH5678";
 
@@ -124,7 +124,10 @@ const edges: Edge[] = [
     constraint: "allowedLogoutUrls items are URLs with placeholders",
     accepted: { allowedLogoutUrls: ["https://{tenant}.example.com/bye?x=<y>"] },
     rejected: { allowedLogoutUrls: ["example.com/bye"] },
-    failure: { property: "allowedLogoutUrls[0]", reason: `${ORIGIN_REASON} (got "example.com/bye")` },
+    failure: {
+      property: "allowedLogoutUrls[0]",
+      reason: `${ORIGIN_REASON} (got "example.com/bye")`,
+    },
   },
   {
     constraint: "grantTypes items are the grant types of the spec",
@@ -233,7 +236,10 @@ const edges: Edge[] = [
     constraint: "clientMetadata values have at most 255 characters",
     accepted: { clientMetadata: { plan: "v".repeat(255) } },
     rejected: { clientMetadata: { plan: "v".repeat(256) } },
-    failure: { property: "clientMetadata.plan", reason: "must be at most 255 characters (got 256)" },
+    failure: {
+      property: "clientMetadata.plan",
+      reason: "must be at most 255 characters (got 256)",
+    },
   },
   {
     constraint: "clientMetadata values are strings",
@@ -266,14 +272,18 @@ const edges: Edge[] = [
     rejected: { organizationRequireBehavior: "prompt" },
     failure: {
       property: "organizationRequireBehavior",
-      reason: 'must be one of "no_prompt", "pre_login_prompt", "post_login_prompt", null (got "prompt")',
+      reason:
+        'must be one of "no_prompt", "pre_login_prompt", "post_login_prompt", null (got "prompt")',
     },
   },
   {
     constraint: "organizationDiscoveryMethods has at least one item",
     accepted: { organizationDiscoveryMethods: ["email"] },
     rejected: { organizationDiscoveryMethods: [] },
-    failure: { property: "organizationDiscoveryMethods", reason: "must have at least 1 item (got 0)" },
+    failure: {
+      property: "organizationDiscoveryMethods",
+      reason: "must have at least 1 item (got 0)",
+    },
   },
   {
     constraint: "organizationDiscoveryMethods items are its methods",
@@ -322,7 +332,10 @@ const edges: Edge[] = [
     constraint: "parRequestExpiry is at most 600",
     accepted: { parRequestExpiry: 600 },
     rejected: { parRequestExpiry: 601 },
-    failure: { property: "parRequestExpiry", reason: "must be an integer from 10 to 600 (got 601)" },
+    failure: {
+      property: "parRequestExpiry",
+      reason: "must be an integer from 10 to 600 (got 601)",
+    },
   },
   {
     constraint: "parRequestExpiry is an integer or null",
@@ -422,7 +435,9 @@ const edges: Edge[] = [
   },
   {
     constraint: "clientAuthenticationMethods credentials are { id }",
-    accepted: { clientAuthenticationMethods: { privateKeyJwt: { credentials: [{ id: "cred_1" }] } } },
+    accepted: {
+      clientAuthenticationMethods: { privateKeyJwt: { credentials: [{ id: "cred_1" }] } },
+    },
     rejected: { clientAuthenticationMethods: { privateKeyJwt: { credentials: [{ id: 1 }] } } },
     failure: {
       property: "clientAuthenticationMethods.privateKeyJwt.credentials[0].id",
@@ -499,6 +514,98 @@ const edges: Edge[] = [
   },
 ];
 
+function typeEdges(
+  fields: readonly string[],
+  accepted: unknown,
+  rejected: unknown,
+  constraint: string,
+  reason: string,
+): Edge[] {
+  return fields.map((field) => ({
+    constraint: `${field} ${constraint}`,
+    accepted: { [field]: accepted },
+    rejected: { [field]: rejected },
+    failure: { property: field, reason },
+  }));
+}
+
+edges.push(
+  ...typeEdges(
+    [
+      "sso",
+      "crossOriginAuthentication",
+      "ssoDisabled",
+      "customLoginPageOn",
+      "isTokenEndpointIpHeaderTrusted",
+      "isFirstParty",
+      "oidcConformant",
+      "requirePushedAuthorizationRequests",
+      "requireProofOfPossession",
+    ],
+    true,
+    null,
+    "is a boolean, not null",
+    "must be a boolean (got null)",
+  ),
+  ...typeEdges(
+    ["customLoginPage", "customLoginPagePreview", "formTemplate"],
+    "",
+    1,
+    "is a string, empty allowed",
+    "must be a string (got number)",
+  ),
+  ...typeEdges(
+    [
+      "sessionTransfer",
+      "encryptionKey",
+      "tokenQuota",
+      "nativeSocialLogin",
+      "fedcmLogin",
+      "refreshToken",
+      "defaultOrganization",
+      "clientAuthenticationMethods",
+      "tokenExchange",
+      "expressConfiguration",
+      "myOrganizationConfiguration",
+    ],
+    null,
+    "x",
+    "is an object or null",
+    "must be an object or null (got string)",
+  ),
+  ...typeEdges(
+    [
+      "oidcLogout",
+      "oidcBackchannelLogout",
+      "jwtConfiguration",
+      "addons",
+      "clientMetadata",
+      "mobile",
+      "signedRequestObject",
+      "tokenVaultPrivilegedAccess",
+    ],
+    {},
+    null,
+    "is an object, not null",
+    "must be an object (got null)",
+  ),
+  ...typeEdges(
+    [
+      "callbacks",
+      "allowedOrigins",
+      "webOrigins",
+      "grantTypes",
+      "clientAliases",
+      "allowedClients",
+      "allowedLogoutUrls",
+    ],
+    [],
+    null,
+    "is an array, empty allowed, not null",
+    "must be an array (got null)",
+  ),
+);
+
 describe.each(edges)("$constraint", ({ accepted, rejected, failure }) => {
   it("accepts the value at the edge", () => {
     expect(clientFailures(accepted)).toEqual([]);
@@ -542,7 +649,10 @@ describe("required and unknown properties", () => {
 
   it("rejects an unknown property and suggests the nearest valid name", () => {
     expect(clientFailures({ oidcConformnt: true })).toEqual([
-      { property: "oidcConformnt", reason: 'is not a known property; did you mean "oidcConformant"?' },
+      {
+        property: "oidcConformnt",
+        reason: 'is not a known property; did you mean "oidcConformant"?',
+      },
     ]);
   });
 
@@ -633,7 +743,10 @@ describe("all failures at once", () => {
 
   it("reports a wrong type once, not once per keyword", () => {
     expect(clientFailures({ organizationUsage: 5 })).toEqual([
-      { property: "organizationUsage", reason: 'must be one of "deny", "allow", "require", null (got 5)' },
+      {
+        property: "organizationUsage",
+        reason: 'must be one of "deny", "allow", "require", null (got 5)',
+      },
     ]);
   });
 });
@@ -646,9 +759,15 @@ describe("unknown values during preview", () => {
     ["a string with a format", { logoUri: UNKNOWN, initiateLoginUri: UNKNOWN }],
     ["a string with a length limit", { description: UNKNOWN, name: UNKNOWN }],
     ["an array", { callbacks: UNKNOWN, organizationDiscoveryMethods: UNKNOWN }],
-    ["an array item", { callbacks: ["https://app.example.com/cb", UNKNOWN], grantTypes: [UNKNOWN] }],
+    [
+      "an array item",
+      { callbacks: ["https://app.example.com/cb", UNKNOWN], grantTypes: [UNKNOWN] },
+    ],
     ["an object", { jwtConfiguration: UNKNOWN, clientMetadata: UNKNOWN, addons: UNKNOWN }],
-    ["a nested field", { jwtConfiguration: { lifetimeInSeconds: UNKNOWN, secretEncoded: UNKNOWN } }],
+    [
+      "a nested field",
+      { jwtConfiguration: { lifetimeInSeconds: UNKNOWN, secretEncoded: UNKNOWN } },
+    ],
     ["a map value", { clientMetadata: { plan: UNKNOWN } }],
     ["an addon field", { addons: { samlp: { signResponse: UNKNOWN } } }],
     ["the client id", { clientId: UNKNOWN }],
@@ -711,7 +830,9 @@ describe("PushProviderSelection", () => {
   it("rejects any other property", () => {
     expect(
       checkInputs("PushProviderSelection", { provider: "sns", providers: "sns" }).failures,
-    ).toEqual([{ property: "providers", reason: 'is not a known property; did you mean "provider"?' }]);
+    ).toEqual([
+      { property: "providers", reason: 'is not a known property; did you mean "provider"?' },
+    ]);
   });
 });
 
@@ -742,6 +863,15 @@ describe("EventStreamDeletion", () => {
 });
 
 describe("validators", () => {
+  it("are not compiled when the module is imported, only on first use", async () => {
+    vi.resetModules();
+    const fresh = await import("../provider/schema/index.js");
+    const cache = await import("../provider/schema/validate.js");
+    expect(cache.compiledValidatorCount()).toBe(0);
+    fresh.checkInputs("PushProviderSelection", { provider: "sns" });
+    expect(cache.compiledValidatorCount()).toBe(1);
+  });
+
   it("are compiled once per process, not once per check", () => {
     checkInputs("ClientSettings", { clientId: CLIENT_ID });
     const after = compiledValidatorCount();

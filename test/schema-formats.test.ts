@@ -114,12 +114,12 @@ describe("url-with-placeholders", () => {
 });
 
 describe("url and url-or-null", () => {
-  it.each([
-    "https://app.example.com/cross-origin-verification",
-    "http://localhost:3000/verify",
-  ])("accepts %j", (value) => {
-    expect(isHttpUrl(value)).toBe(true);
-  });
+  it.each(["https://app.example.com/cross-origin-verification", "http://localhost:3000/verify"])(
+    "accepts %j",
+    (value) => {
+      expect(isHttpUrl(value)).toBe(true);
+    },
+  );
 
   it.each([
     "",

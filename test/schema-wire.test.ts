@@ -172,7 +172,10 @@ const everyField = {
       client_email: "a@b.c",
       lifetime_in_seconds: 60,
     },
-    documentPortal: { url: "https://portal.example.com", external_url: ["https://ext.example.com"] },
+    documentPortal: {
+      url: "https://portal.example.com",
+      external_url: ["https://ext.example.com"],
+    },
   },
   clientMetadata: { planTier: "gold", "release date": "2024-01-01", region_code: "eu" },
   mobile: {
@@ -434,7 +437,9 @@ describe("toWire and fromWire", () => {
 
   it("never rename the keys of addons.samlp.mappings", () => {
     expect(
-      fieldFromWire("addons", { samlp: { mappings: { email_address: "x" }, lifetimeInSeconds: 1 } }),
+      fieldFromWire("addons", {
+        samlp: { mappings: { email_address: "x" }, lifetimeInSeconds: 1 },
+      }),
     ).toEqual({ samlp: { mappings: { email_address: "x" }, lifetimeInSeconds: 1 } });
   });
 
@@ -443,7 +448,7 @@ describe("toWire and fromWire", () => {
     expect(fieldToWire("addons", addons)).toEqual(addons);
   });
 
-  it("keep provider names of nativeSocialLogin while mapping their members", () => {
+  it("keep the provider names of fedcmLogin while mapping their members", () => {
     expect(fieldFromWire("fedcmLogin", { google_one_tap: { is_enabled: true } })).toEqual({
       google_one_tap: { isEnabled: true },
     });
@@ -494,7 +499,10 @@ describe("wireName", () => {
   it.each([
     ["oidcConformant", "oidc_conformant"],
     ["organizationRequireBehavior", "organization_require_behavior"],
-    ["skipNonVerifiableCallbackUriConfirmationPrompt", "skip_non_verifiable_callback_uri_confirmation_prompt"],
+    [
+      "skipNonVerifiableCallbackUriConfirmationPrompt",
+      "skip_non_verifiable_callback_uri_confirmation_prompt",
+    ],
     ["sso", "sso"],
   ] as const)("maps %s to %s", (field, wire) => {
     expect(wireName(field)).toBe(wire);
@@ -503,7 +511,11 @@ describe("wireName", () => {
 
 describe("the schemas", () => {
   it("hold no default keyword anywhere, which the closure serializer cannot carry", () => {
-    for (const schema of [clientSettingsSchema, pushProviderSelectionSchema, eventStreamDeletionSchema]) {
+    for (const schema of [
+      clientSettingsSchema,
+      pushProviderSelectionSchema,
+      eventStreamDeletionSchema,
+    ]) {
       expect(keywordsUsed(schema).has("default")).toBe(false);
     }
   });
@@ -541,7 +553,10 @@ describe("validateWire", () => {
 
   it("suggests wire names for unknown properties", () => {
     expect(validateWire("clientUpdate", { oidcConformant: true })).toEqual([
-      { path: "oidcConformant", reason: 'is not a known property; did you mean "oidc_conformant"?' },
+      {
+        path: "oidcConformant",
+        reason: 'is not a known property; did you mean "oidc_conformant"?',
+      },
     ]);
   });
 

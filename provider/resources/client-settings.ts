@@ -14,12 +14,11 @@ import {
 } from "../schema/index.js";
 import type { TenantProvider } from "../shims/make-shim.js";
 
-import shim = require("../shims/client-settings.js");
-
 import {
   describeResource,
   NAME_KEY,
   runOperation,
+  shimFor,
   TenantProviderBase,
   withSecretOutputs,
 } from "./operation.js";
@@ -84,7 +83,7 @@ export class ClientSettings extends pulumi.dynamic.Resource {
           : value;
     }
     super(
-      shim,
+      shimFor(KIND),
       name,
       props,
       withSecretOutputs(opts, [...SENSITIVE_CLIENT_FIELDS, "prior"]),
@@ -104,15 +103,15 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
    *
    * @throws {ImmutableFieldError} when `thirdPartySecurityMode` would change on the same client.
    */
-  diff(_id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
+  async diff(_id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
     const replaces = olds.clientId !== news.clientId ? ["clientId"] : [];
     if (replaces.length === 0) assertModeUnchanged(news, olds[MODE], news[MODE]);
     const { changed, removed } = compare(declared(olds), declared(news));
-    return Promise.resolve({
+    return {
       changes: replaces.length > 0 || changed.length > 0 || removed.length > 0,
       replaces,
       deleteBeforeReplace: false,
-    });
+    };
   }
 
   create(inputs: Props): Promise<pulumi.dynamic.CreateResult> {
@@ -124,7 +123,10 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
       assertOidcRule(context.resource, clientId, live, wanted);
       const patch: Fields = {};
       for (const field of Object.keys(wanted) as ClientSettingsField[]) {
-        const value = changeOf(field, live[field], wanted[field]);
+        const value =
+          field === METADATA
+            ? metadataChanges(live[field], wanted[field], undefined, undefined)
+            : changeOf(field, live[field], wanted[field]);
         if (value !== undefined) patch[field] = value;
       }
       const after = await patchClient(client, context, clientId, patch, live);
@@ -166,12 +168,11 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
 
       const patch: Fields = {};
       for (const field of changed) {
-        const value = changeOf(
-          field,
-          live ? live[field] : before[field],
-          wanted[field],
-          prior[field],
-        );
+        const current = live ? live[field] : before[field];
+        const value =
+          field === METADATA
+            ? metadataChanges(current, wanted[field], before[field], prior[field])
+            : changeOf(field, current, wanted[field]);
         if (value !== undefined) patch[field] = value;
       }
       for (const field of removed) {
@@ -234,31 +235,37 @@ function sameValue(field: ClientSettingsField, current: unknown, wanted: unknown
 
 /**
  * What to send for a declared field, given its current value: undefined when nothing needs
- * sending. Objects go merged over the live value; metadata goes key by key, with the prior value
- * (or null) for keys that left the map.
+ * sending. Objects go merged over the live value (see {@link overlay}).
  */
-function changeOf(
-  field: ClientSettingsField,
-  current: unknown,
-  wanted: unknown,
-  prior?: unknown,
-): unknown {
+function changeOf(field: ClientSettingsField, current: unknown, wanted: unknown): unknown {
   if (field === MODE) return undefined; // never sent: equal (checked) or refused
-  if (field === METADATA && isPlainObject(wanted)) {
-    const from = isPlainObject(current) ? current : {};
-    const changes: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(wanted)) {
-      if (from[key] !== value) changes[key] = value;
-    }
-    for (const key of Object.keys(from)) {
-      if (!(key in wanted) && from[key] !== undefined) {
-        changes[key] = isPlainObject(prior) && typeof prior[key] === "string" ? prior[key] : null;
-      }
-    }
-    return Object.keys(changes).length > 0 ? changes : undefined;
-  }
   if (sameValue(field, current, wanted)) return undefined;
   return overlay(current, wanted);
+}
+
+/**
+ * The metadata keys to send: declared keys whose value differs from `current`, and keys the
+ * program declared `before` but no longer does, with their prior value or null (which removes a
+ * key this resource added). Keys the program never declared are never sent: the platform merges
+ * metadata key by key, so they stay as they are.
+ */
+function metadataChanges(
+  current: unknown,
+  wanted: unknown,
+  before: unknown,
+  prior: unknown,
+): Record<string, unknown> | undefined {
+  const from = isPlainObject(current) ? current : {};
+  const want = isPlainObject(wanted) ? wanted : {};
+  const remembered = isPlainObject(prior) ? prior : {};
+  const changes: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(want)) {
+    if (from[key] !== value) changes[key] = value;
+  }
+  for (const key of Object.keys(isPlainObject(before) ? before : {})) {
+    if (!(key in want)) changes[key] = typeof remembered[key] === "string" ? remembered[key] : null;
+  }
+  return Object.keys(changes).length > 0 ? changes : undefined;
 }
 
 /** What to send to put a field that left the program back; undefined when nothing can be sent. */

@@ -2,9 +2,13 @@ import * as pulumi from "@pulumi/pulumi";
 import type { EventStreamDeletionInputs } from "../schema/index.js";
 import type { TenantProvider } from "../shims/make-shim.js";
 
-import shim = require("../shims/event-stream-deletion.js");
-
-import { describeResource, NAME_KEY, runOperation, TenantProviderBase } from "./operation.js";
+import {
+  describeResource,
+  NAME_KEY,
+  runOperation,
+  shimFor,
+  TenantProviderBase,
+} from "./operation.js";
 
 const KIND = "EventStreamDeletion";
 
@@ -33,7 +37,7 @@ export class EventStreamDeletion extends pulumi.dynamic.Resource {
   declare readonly eventStreamId: pulumi.Output<string>;
 
   constructor(name: string, args: EventStreamDeletionArgs, opts?: pulumi.CustomResourceOptions) {
-    super(shim, name, { ...args, [NAME_KEY]: name }, opts, "tenant", KIND);
+    super(shimFor(KIND), name, { ...args, [NAME_KEY]: name }, opts, "tenant", KIND);
   }
 }
 
@@ -81,7 +85,7 @@ export class EventStreamDeletionProvider extends TenantProviderBase implements T
   }
 
   /** A deleted event stream cannot be brought back: there is nothing to undo. */
-  delete(): Promise<void> {
+  delete(_id: string, _props: Props): Promise<void> {
     return Promise.resolve();
   }
 }

@@ -8,6 +8,7 @@ import {
 import { currentSettings, type TenantSettings, useStackConfig } from "../config.js";
 import { TenantConfigError } from "../errors.js";
 import { checkInputs, type ResourceKind } from "../schema/index.js";
+import type { TenantProvider } from "../shims/make-shim.js";
 
 /**
  * The hidden input that carries the resource's logical name into the provider. The dynamic
@@ -97,4 +98,21 @@ export function withSecretOutputs(
     ...opts,
     additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...names],
   };
+}
+
+const SHIM_MODULES: Readonly<Record<ResourceKind, string>> = {
+  PushProviderSelection: "pulumi-tenant/shims/push-provider-selection",
+  ClientSettings: "pulumi-tenant/shims/client-settings",
+  EventStreamDeletion: "pulumi-tenant/shims/event-stream-deletion",
+};
+
+/**
+ * The provider object to hand to `dynamic.Resource` for `kind`: the shim module's own exports
+ * object, loaded through the package's name. That identity matters: Pulumi's serializer writes a
+ * module's exports object as a `require` of its package path (a few hundred bytes) instead of
+ * serializing its functions, and resolving by name gives the same module whether this code runs
+ * from the installed package, a linked checkout or the test runner.
+ */
+export function shimFor(kind: ResourceKind): TenantProvider {
+  return require(SHIM_MODULES[kind]) as TenantProvider;
 }

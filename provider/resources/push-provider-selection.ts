@@ -2,12 +2,11 @@ import * as pulumi from "@pulumi/pulumi";
 import type { PushProviderSelectionInputs } from "../schema/index.js";
 import type { TenantProvider } from "../shims/make-shim.js";
 
-import shim = require("../shims/push-provider-selection.js");
-
 import {
   describeResource,
   NAME_KEY,
   runOperation,
+  shimFor,
   TenantProviderBase,
   withSecretOutputs,
 } from "./operation.js";
@@ -48,7 +47,7 @@ export class PushProviderSelection extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: PushProviderSelectionArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      shim,
+      shimFor(KIND),
       name,
       { ...args, [NAME_KEY]: name, priorProvider: undefined },
       withSecretOutputs(opts, ["priorProvider"]),

@@ -29,8 +29,7 @@ export interface CheckResult {
   readonly failures: CheckFailure[];
 }
 
-const USER_SENSITIVE: ReadonlySet<string> = new Set(SENSITIVE_CLIENT_FIELDS);
-const WIRE_SENSITIVE: ReadonlySet<string> = new Set(SENSITIVE_CLIENT_FIELDS.map(wireName));
+const NOTHING_SENSITIVE: readonly string[] = [];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -45,10 +44,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export function checkInputs(kind: ResourceKind, news: Record<string, unknown>): CheckResult {
   const inputs = { ...news };
-  const validated = Object.fromEntries(Object.entries(news).filter(([key]) => !key.startsWith("__")));
+  const validated = Object.fromEntries(
+    Object.entries(news).filter(([key]) => !key.startsWith("__")),
+  );
   const found: PathFailure[] = toFailures(ajvErrors(kind, validated), validated, {
     skipUnknowns: true,
-    sensitive: kind === "ClientSettings" ? USER_SENSITIVE : new Set(),
+    sensitive: kind === "ClientSettings" ? SENSITIVE_CLIENT_FIELDS : NOTHING_SENSITIVE,
   });
   if (kind === "ClientSettings") {
     const crossField = postLoginPromptFailure(validated, {
@@ -76,7 +77,7 @@ export function validateWire(
 ): Array<{ path: string; reason: string }> {
   const found = toFailures(ajvErrors(kind, value), value, {
     skipUnknowns: false,
-    sensitive: kind === "clientUpdate" ? WIRE_SENSITIVE : new Set(),
+    sensitive: kind === "clientUpdate" ? SENSITIVE_CLIENT_FIELDS.map(wireName) : NOTHING_SENSITIVE,
   });
   if (kind === "clientUpdate" && isRecord(value)) {
     const crossField = postLoginPromptFailure(value, {

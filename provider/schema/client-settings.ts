@@ -104,8 +104,14 @@ export const clientSettingsSchema = {
     oidcLogout: oidcLogoutSchema,
     oidcBackchannelLogout: oidcBackchannelLogoutSchema,
     sessionTransfer: sessionTransferSchema,
-    allowedOrigins: urlList("Origins allowed to make cross-origin requests.", "url-with-placeholders"),
-    webOrigins: urlList("Origins allowed for the web message response mode.", "url-with-placeholders"),
+    allowedOrigins: urlList(
+      "Origins allowed to make cross-origin requests.",
+      "url-with-placeholders",
+    ),
+    webOrigins: urlList(
+      "Origins allowed for the web message response mode.",
+      "url-with-placeholders",
+    ),
     grantTypes: {
       type: "array",
       description: "Grant types the client may use.",
@@ -282,6 +288,5 @@ export const CLIENT_SETTINGS_FIELDS = Object.keys(clientSettingsSchema.propertie
  * marked `"x-sensitive": true` in the schema, i.e. `clientSecret` and `addons`. Typed as the whole
  * field union so that `SENSITIVE_CLIENT_FIELDS.includes(field)` accepts any field.
  */
-export const SENSITIVE_CLIENT_FIELDS: readonly ClientSettingsField[] = CLIENT_SETTINGS_FIELDS.filter(
-  (field) => "x-sensitive" in clientSettingsSchema.properties[field],
-);
+export const SENSITIVE_CLIENT_FIELDS: readonly ClientSettingsField[] =
+  CLIENT_SETTINGS_FIELDS.filter((field) => "x-sensitive" in clientSettingsSchema.properties[field]);

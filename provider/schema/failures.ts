@@ -26,7 +26,7 @@ export interface FailureOptions {
   /** Drop failures on Pulumi's unknown placeholder (during preview), at any depth. */
   readonly skipUnknowns: boolean;
   /** Top-level properties whose values must never be echoed (`clientSecret`, `addons`). */
-  readonly sensitive: ReadonlySet<string>;
+  readonly sensitive: readonly string[];
 }
 
 /** The longest echoed string, in characters, before it is shortened with `...`. */
@@ -60,15 +60,18 @@ function segmentsOf(root: unknown, keys: readonly string[]): Segment[] {
   for (const key of keys) {
     const index = Array.isArray(value);
     segments.push({ key, index });
-    value = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+    value =
+      value !== null && typeof value === "object"
+        ? (value as Record<string, unknown>)[key]
+        : undefined;
   }
   return segments;
 }
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-/** `[{callbacks}, {2, index}]` → `callbacks[2]`; odd keys as `clientMetadata["a b"]`. */
-export function formatPath(segments: readonly Segment[]): string {
+/** `callbacks`, index `2` → `callbacks[2]`; keys that are not identifiers as `clientMetadata["a b"]`. */
+function formatPath(segments: readonly Segment[]): string {
   let path = "";
   for (const { key, index } of segments) {
     if (index) path += `[${key}]`;
@@ -82,30 +85,13 @@ function valuesAlong(root: unknown, keys: readonly string[]): unknown[] {
   const values: unknown[] = [root];
   let value: unknown = root;
   for (const key of keys) {
-    value = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+    value =
+      value !== null && typeof value === "object"
+        ? (value as Record<string, unknown>)[key]
+        : undefined;
     values.push(value);
   }
   return values;
-}
-
-function typeOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  return typeof value;
-}
-
-/** A value for a reason: strings quoted and cut at {@link MAX_ECHO_LENGTH}, others as JSON or by type. */
-export function echo(value: unknown): string {
-  if (typeof value === "string") {
-    const chars = [...value];
-    return chars.length > MAX_ECHO_LENGTH
-      ? `${JSON.stringify(chars.slice(0, MAX_ECHO_LENGTH - 3).join(""))}...`
-      : JSON.stringify(value);
-  }
-  if (typeof value === "number" || typeof value === "boolean" || value === null) {
-    return String(value);
-  }
-  return `an ${typeOf(value)}`.replace(/^an (?=[^aeiou])/, "a ");
 }
 
 const ARTICLE: Record<string, string> = {
@@ -118,13 +104,36 @@ const ARTICLE: Record<string, string> = {
   null: "null",
 };
 
+function typeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}
+
+/**
+ * A value as a reason shows it: strings quoted and cut after {@link MAX_ECHO_LENGTH} characters
+ * (`"https://..."...`), numbers, booleans and null as written, objects and arrays by their kind only.
+ */
+function echo(value: unknown): string {
+  if (typeof value === "string") {
+    const chars = [...value];
+    return chars.length > MAX_ECHO_LENGTH
+      ? `${JSON.stringify(chars.slice(0, MAX_ECHO_LENGTH - 3).join(""))}...`
+      : JSON.stringify(value);
+  }
+  if (typeof value === "number" || typeof value === "boolean" || value === null) {
+    return String(value);
+  }
+  return ARTICLE[typeOf(value)] ?? typeOf(value);
+}
+
 function list(words: readonly string[]): string {
   if (words.length <= 1) return words.join("");
   return `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
 }
 
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+function plural(count: number, noun: string, nouns = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : nouns}`;
 }
 
 /**
@@ -132,7 +141,7 @@ function plural(count: number, noun: string): string {
  * separators (`oidc_conformant` → `oidcConformant`), else the closest by edit distance when at most
  * a third of the candidate's length (and at least 1) apart.
  */
-export function suggest(name: string, candidates: readonly string[]): string | undefined {
+function suggest(name: string, candidates: readonly string[]): string | undefined {
   if (candidates.length === 0) return undefined;
   const loose = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, "");
   const same = candidates.find((candidate) => loose(candidate) === loose(name));
@@ -150,7 +159,7 @@ function types(schema: SchemaNode): string[] {
   return Array.isArray(type) ? (type as string[]) : typeof type === "string" ? [type] : [];
 }
 
-function numberReason(schema: SchemaNode, value: unknown, got: string): string {
+function numberReason(schema: SchemaNode, got: string): string {
   const min = typeof schema.minimum === "number" ? schema.minimum : undefined;
   const max = typeof schema.maximum === "number" ? schema.maximum : undefined;
   const kind = types(schema).includes("integer") ? "an integer" : "a number";
@@ -159,7 +168,12 @@ function numberReason(schema: SchemaNode, value: unknown, got: string): string {
   return `must be at most ${max}${got}`;
 }
 
-function lengthReason(schema: SchemaNode, keyword: string, value: unknown, reveal: boolean): string {
+function lengthReason(
+  schema: SchemaNode,
+  keyword: string,
+  value: unknown,
+  reveal: boolean,
+): string {
   const length = typeof value === "string" ? [...value].length : 0;
   const got = reveal ? ` (got ${length})` : "";
   const min = typeof schema.minLength === "number" ? schema.minLength : undefined;
@@ -191,7 +205,9 @@ function reasonFor(error: ErrorObject, reveal: boolean): string {
       return lengthReason(schema, error.keyword, value, reveal);
     case "pattern": {
       const custom = schema["x-pattern-reason"];
-      return typeof custom === "string" ? custom : `must match the pattern ${String(schema.pattern)}`;
+      return typeof custom === "string"
+        ? custom
+        : `must match the pattern ${String(schema.pattern)}`;
     }
     case "format": {
       const format = String(schema.format) as FormatName;
@@ -199,9 +215,7 @@ function reasonFor(error: ErrorObject, reveal: boolean): string {
     }
     case "minimum":
     case "maximum":
-    case "exclusiveMinimum":
-    case "exclusiveMaximum":
-      return numberReason(schema, value, got);
+      return numberReason(schema, got);
     case "minItems":
     case "maxItems": {
       const limit = Number((error.params as { limit: number }).limit);
@@ -214,7 +228,7 @@ function reasonFor(error: ErrorObject, reveal: boolean): string {
       const limit = Number((error.params as { limit: number }).limit);
       const count = value !== null && typeof value === "object" ? Object.keys(value).length : 0;
       const bound = error.keyword === "minProperties" ? "at least" : "at most";
-      return `must have ${bound} ${plural(limit, "property").replace("propertys", "properties")} (got ${count})`;
+      return `must have ${bound} ${plural(limit, "property", "properties")} (got ${count})`;
     }
     default:
       return error.message ?? "is invalid";
@@ -246,12 +260,15 @@ export function toFailures(
     if (error.keyword === "type" && enumPaths.has(error.instancePath)) continue;
     const keys = decodePointer(error.instancePath);
     if (options.skipUnknowns && valuesAlong(root, keys).some(isUnknown)) continue;
-    const reveal = !options.sensitive.has(keys[0] ?? "");
+    const reveal = !options.sensitive.includes(keys[0] ?? "");
     const at = segmentsOf(root, keys);
     const propertyName = (error as ErrorObject & { propertyName?: string }).propertyName;
     if (error.keyword === "required") {
       const missing = String((error.params as { missingProperty: string }).missingProperty);
-      failures.push({ path: formatPath([...at, { key: missing, index: false }]), reason: "is required" });
+      failures.push({
+        path: formatPath([...at, { key: missing, index: false }]),
+        reason: "is required",
+      });
     } else if (error.keyword === "additionalProperties") {
       const extra = String((error.params as { additionalProperty: string }).additionalProperty);
       const nearest = suggest(extra, candidateNames(error));

@@ -38,8 +38,7 @@ function withoutPlaceholders(value: string): string | undefined {
 function wildcardsInSubdomain(hostname: string, wholeLabel: boolean): boolean {
   const labels = hostname.split(".");
   return labels.every(
-    (label, i) =>
-      !label.includes("*") || (i < labels.length - 2 && (!wholeLabel || label === "*")),
+    (label, i) => !label.includes("*") || (i < labels.length - 2 && (!wholeLabel || label === "*")),
   );
 }
 

@@ -9,6 +9,7 @@
  * @module
  */
 
+export { type CheckFailure, type CheckResult, checkInputs, validateWire } from "./check.js";
 export { addonsSchema, productAddonSchema, samlpAddonSchema } from "./client-addons.js";
 export {
   APP_TYPES,
@@ -19,7 +20,6 @@ export {
   GRANT_TYPES,
   SENSITIVE_CLIENT_FIELDS,
 } from "./client-settings.js";
-export { type CheckFailure, type CheckResult, checkInputs, validateWire } from "./check.js";
 export { postLoginPromptReason } from "./cross-field.js";
 export {
   type EventStreamDeletionInputs,

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { CLIENT_SETTINGS_FIELDS, type ClientSettingsField } from "./client-settings.js";
+import type { ClientSettingsField } from "./client-settings.js";
 import {
   IDENTITY_KEYS,
   isSchemaNode,
@@ -103,7 +103,10 @@ export function fieldFromWire(field: ClientSettingsField, wireValue: unknown): u
  * identity keys that travel in the path (`clientId`) dropped. Keys the schema does not know are
  * renamed by the rule too (they cannot pass `check`, so this only matters to callers that skip it).
  */
-export function toWire(kind: ResourceKind, inputs: Record<string, unknown>): Record<string, unknown> {
+export function toWire(
+  kind: ResourceKind,
+  inputs: Record<string, unknown>,
+): Record<string, unknown> {
   const skipped = IDENTITY_KEYS[kind];
   const body = Object.fromEntries(
     Object.entries(inputs).filter(([key]) => !key.startsWith("__") && !skipped.includes(key)),
@@ -118,7 +121,10 @@ export function toWire(kind: ResourceKind, inputs: Record<string, unknown>): Rec
  * renamed by the rule. `fromWire(kind, toWire(kind, inputs))` gives back `inputs` without its
  * `__` and identity keys.
  */
-export function fromWire(kind: ResourceKind, wireObject: Record<string, unknown>): Record<string, unknown> {
+export function fromWire(
+  kind: ResourceKind,
+  wireObject: Record<string, unknown>,
+): Record<string, unknown> {
   const schema = SCHEMAS[kind] as SchemaNode;
   const declared = new Set(Object.keys(propertiesOf(schema)));
   for (const key of IDENTITY_KEYS[kind]) declared.delete(key);
@@ -151,7 +157,7 @@ function deriveWireSchema(schema: SchemaNode): SchemaNode {
   }
   if (schema[WIRE_NULL_VALUES_KEYWORD] === true && isSchemaNode(out.additionalProperties)) {
     const values = out.additionalProperties;
-    out.additionalProperties = { ...values, type: [values.type, "null"] };
+    out.additionalProperties = { ...values, type: [values.type, "null"].flat() };
   }
   return out;
 }
@@ -178,6 +184,3 @@ export function wireSchema(kind: WireKind): SchemaNode {
     }
   }
 }
-
-/** Every client field's wire name, in {@link CLIENT_SETTINGS_FIELDS} order. */
-export const CLIENT_WIRE_NAMES: readonly string[] = CLIENT_SETTINGS_FIELDS.map(wireName);

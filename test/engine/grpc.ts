@@ -58,7 +58,7 @@ export function answer<Res>(
 }
 
 /** A handler that answers UNIMPLEMENTED, for the RPCs the stand-in does not serve. */
-export function unimplemented(name: string): grpc.handleUnaryCall<unknown, unknown> {
+export function unimplemented<Req, Res>(name: string): grpc.handleUnaryCall<Req, Res> {
   return (_call, callback) =>
     callback(rpcError(`${name} is not implemented by the engine stand-in`, grpc.status.UNIMPLEMENTED));
 }

@@ -5,7 +5,6 @@
  * SupportsFeature (and GetDeploymentInfo), RegisterResource, RegisterResourceOutputs, ReadResource
  * and SignalAndWaitForShutdown. The rest answer UNIMPLEMENTED, which the SDK tolerates.
  */
-import type * as grpc from "@grpc/grpc-js";
 import * as resrpc from "@pulumi/pulumi/proto/resource_grpc_pb";
 import * as resproto from "@pulumi/pulumi/proto/resource_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
@@ -169,11 +168,8 @@ export function monitorService(handler: MonitorHandler): resrpc.IResourceMonitor
         return new Empty();
       });
     },
-    invoke: unimplemented("Invoke") as grpc.handleUnaryCall<
-      resproto.ResourceInvokeRequest,
-      never
-    >,
-    call: unimplemented("Call") as grpc.handleUnaryCall<resproto.ResourceCallRequest, never>,
+    invoke: unimplemented("Invoke"),
+    call: unimplemented("Call"),
     registerStackTransform: unimplemented("RegisterStackTransform"),
     registerStackInvokeTransform: unimplemented("RegisterStackInvokeTransform"),
     registerResourceHook: unimplemented("RegisterResourceHook"),

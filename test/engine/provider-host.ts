@@ -13,6 +13,7 @@ import * as readline from "node:readline";
 import * as grpc from "@grpc/grpc-js";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import type { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { call, channelOptions, fromStruct, toStruct } from "./grpc.js";
 import type { PropertyMap } from "./properties.js";
 
@@ -29,6 +30,8 @@ export interface ProviderHostOptions {
   onLine: (stream: "stdout" | "stderr", line: string) => void;
   /** Bound for the host to print its port. */
   startTimeoutMs: number;
+  /** Aborting kills a host that is still starting. */
+  signal?: AbortSignal;
 }
 
 /** Who a call is about. */
@@ -97,6 +100,10 @@ export class ProviderHost {
             ),
           ),
         );
+        options.signal?.addEventListener("abort", () =>
+          reject(new Error("the dynamic-provider host start was aborted")),
+        );
+        if (options.signal?.aborted) reject(new Error("the dynamic-provider host start was aborted"));
         timer = setTimeout(
           () => reject(new Error(`the dynamic-provider host printed no port within ${options.startTimeoutMs} ms`)),
           options.startTimeoutMs,
@@ -132,7 +139,7 @@ export class ProviderHost {
     req.setAcceptresources(true);
     req.setSendsOldInputs(true);
     req.setSendsOldInputsToDelete(true);
-    await call((r, cb) => this.client.configure(r, cb), req);
+    await call<provproto.ConfigureRequest, provproto.ConfigureResponse>((r, cb) => this.client.configure(r, cb), req);
   }
 
   async check(ref: ResourceRef, olds: PropertyMap, news: PropertyMap): Promise<CheckAnswer> {
@@ -140,7 +147,7 @@ export class ProviderHost {
     req.setUrn(ref.urn).setName(ref.name).setType(ref.type);
     req.setOlds(toStruct(olds));
     req.setNews(toStruct(news));
-    const res = await call((r, cb) => this.client.check(r, cb), req);
+    const res = await call<provproto.CheckRequest, provproto.CheckResponse>((r, cb) => this.client.check(r, cb), req);
     return {
       inputs: fromStruct(res.getInputs()),
       failures: res.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })),
@@ -161,7 +168,7 @@ export class ProviderHost {
     req.setNews(toStruct(news));
     req.setOldInputs(toStruct(oldInputs));
     req.setIgnorechangesList(ignoreChanges);
-    const res = await call((r, cb) => this.client.diff(r, cb), req);
+    const res = await call<provproto.DiffRequest, provproto.DiffResponse>((r, cb) => this.client.diff(r, cb), req);
     const kinds = provproto.DiffResponse.DiffChanges;
     const changes = res.getChanges();
     return {
@@ -177,7 +184,7 @@ export class ProviderHost {
     const req = new provproto.CreateRequest();
     req.setUrn(ref.urn).setName(ref.name).setType(ref.type);
     req.setProperties(toStruct(properties));
-    const res = await call((r, cb) => this.client.create(r, cb), req);
+    const res = await call<provproto.CreateRequest, provproto.CreateResponse>((r, cb) => this.client.create(r, cb), req);
     return { id: res.getId(), properties: fromStruct(res.getProperties()) };
   }
 
@@ -191,7 +198,7 @@ export class ProviderHost {
     req.setUrn(ref.urn).setName(ref.name).setType(ref.type).setId(id);
     req.setProperties(toStruct(properties));
     req.setInputs(toStruct(inputs));
-    const res = await call((r, cb) => this.client.read(r, cb), req);
+    const res = await call<provproto.ReadRequest, provproto.ReadResponse>((r, cb) => this.client.read(r, cb), req);
     const readInputs = res.getInputs();
     return {
       id: res.getId(),
@@ -212,7 +219,7 @@ export class ProviderHost {
     req.setOlds(toStruct(olds));
     req.setNews(toStruct(news));
     req.setOldInputs(toStruct(oldInputs));
-    const res = await call((r, cb) => this.client.update(r, cb), req);
+    const res = await call<provproto.UpdateRequest, provproto.UpdateResponse>((r, cb) => this.client.update(r, cb), req);
     return { properties: fromStruct(res.getProperties()) };
   }
 
@@ -221,7 +228,7 @@ export class ProviderHost {
     req.setUrn(ref.urn).setName(ref.name).setType(ref.type).setId(id);
     req.setProperties(toStruct(properties));
     req.setOldInputs(toStruct(oldInputs));
-    await call((r, cb) => this.client.delete(r, cb), req);
+    await call<provproto.DeleteRequest, Empty>((r, cb) => this.client.delete(r, cb), req);
   }
 
   /** The host's peak resident set size (VmHWM), while it runs; undefined where /proc is absent. */

@@ -162,11 +162,14 @@ async function main(argv: readonly string[]): Promise<void> {
       },
     );
   };
-  process.once("SIGINT", shutdown);
-  process.once("SIGTERM", shutdown);
+  // `on`, not `once`: Ctrl-C reaches this process twice (from the terminal and relayed by tsx),
+  // and a second signal must not fall through to the default handler, which exits with 130/143.
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
   process.stdout.write(`${JSON.stringify(readyLine(api))}\n`);
 }
 
-if (require.main === module) {
+// Run only as a program, not when a test imports `parseCliArgs` (vitest has no `require`).
+if (typeof require !== "undefined" && require.main === module) {
   void main(process.argv.slice(2));
 }

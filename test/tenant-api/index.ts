@@ -47,13 +47,17 @@ export {
   SeedError,
   type TenantSeed,
 } from "./seed.js";
+export { buildApp, type TlsOptions } from "./app.js";
+export { areaOf, isLoopback, type ServerContext } from "./context.js";
 export {
   type ClientCredentials,
+  createServerContext,
   startTenantApi,
   type TenantApi,
   type TenantApiOptions,
 } from "./server.js";
-export type { TenantApiStats } from "./stats.js";
+export { RequestStats, type TenantApiStats } from "./stats.js";
+export { type ApiAnswer, type CallOptions, callApi, fetchToken } from "./test-client.js";
 export {
   type ClientGrant,
   type PushProvider,

@@ -12,7 +12,7 @@ import { type MintOptions, TokenAuthority } from "./auth.js";
 import type { ServerContext } from "./context.js";
 import { createRandom, FaultInjector, type FaultOptions, type ResolvedFaults } from "./faults.js";
 import { type RateLimitOptions, TokenBucket } from "./rate-limit.js";
-import { loadSeed, type TenantSeed } from "./seed.js";
+import { type LoadedSeed, loadSeed, type TenantSeed } from "./seed.js";
 import { RequestStats, type TenantApiStats } from "./stats.js";
 import { TenantStore } from "./store.js";
 import { generateTlsMaterial, type TlsMaterial } from "./tls.js";
@@ -107,23 +107,35 @@ function urlHost(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
-/** Starts the local tenant API. */
-export async function startTenantApi(options: TenantApiOptions = {}): Promise<TenantApi> {
+/**
+ * Builds the parts a server is made of (state, token authority, limiter, faults, counters) from
+ * the options, without listening: `startTenantApi` uses it, and tests that need Fastify's
+ * `inject` (a request from a non-loopback address, say) build an app around it with `buildApp`.
+ */
+export async function createServerContext(
+  options: TenantApiOptions = {},
+): Promise<{ context: ServerContext; seed: LoadedSeed }> {
   const clock = options.clock ?? Date.now;
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 86400;
   if (!Number.isInteger(tokenTtlSeconds) || tokenTtlSeconds < 1) {
     throw new RangeError(`tokenTtlSeconds must be a positive integer, got ${tokenTtlSeconds}`);
   }
   const seed = loadSeed(options.seed);
-  const store = new TenantStore(seed.state);
   const context: ServerContext = {
-    store,
+    store: new TenantStore(seed.state),
     auth: await TokenAuthority.create(clock),
     bucket: new TokenBucket(clock, options.rateLimit ?? null),
     faults: new FaultInjector(createRandom(options.random ?? randomInt(2 ** 31)), options.faults),
     stats: new RequestStats(),
     tokenTtlSeconds,
   };
+  return { context, seed };
+}
+
+/** Starts the local tenant API. */
+export async function startTenantApi(options: TenantApiOptions = {}): Promise<TenantApi> {
+  const { context, seed } = await createServerContext(options);
+  const { store } = context;
   const tls: TlsMaterial | undefined = options.tls === true ? await generateTlsMaterial() : undefined;
   const host = options.host ?? (tls === undefined ? "127.0.0.1" : "localhost");
   const serverTls = tls === undefined ? undefined : { key: tls.key, cert: tls.cert };

@@ -1,0 +1,370 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  ImmutableFieldError,
+  TenantApiError,
+  TenantTimeoutError,
+  TenantValidationError,
+} from "../provider/errors.js";
+import { type Harness, startHarness } from "./support/harness.js";
+import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
+import type { TenantState } from "./tenant-api/store.js";
+
+const WEB = DEFAULT_SEED_IDS.regularWeb;
+const SPA = DEFAULT_SEED_IDS.spa;
+const PARTNER = DEFAULT_SEED_IDS.strictThirdParty;
+const PATCH = "PATCH /api/v2/clients/:id";
+
+type Props = Record<string, unknown>;
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.stop();
+});
+
+const web = (fields: Props): Props => ({ __name: "web", clientId: WEB, ...fields });
+const wire = (id: string) => h.api.store.getClient(id) as Record<string, unknown>;
+
+/** The whole tenant with one client's listed wire fields taken out, to show nothing else moved. */
+function tenantWithout(state: TenantState, id: string, fields: string[]): unknown {
+  const copy = structuredClone(state) as unknown as { clients: Record<string, unknown>[] };
+  const clients = Array.isArray(copy.clients) ? copy.clients : Object.values(copy.clients);
+  for (const client of clients) {
+    if (client.client_id === id) for (const field of fields) delete client[field];
+  }
+  return copy;
+}
+
+async function create(fields: Props) {
+  return h.clients.create(web(fields));
+}
+
+describe("ClientSettings create", () => {
+  it("PATCHes the declared fields and nothing else in the tenant", async () => {
+    const before = h.api.store.snapshot();
+    await create({ callbacks: ["https://portal.example.com/cb"], sso: true });
+    expect(wire(WEB)).toMatchObject({ callbacks: ["https://portal.example.com/cb"], sso: true });
+    expect(tenantWithout(h.api.store.snapshot(), WEB, ["callbacks", "sso"])).toEqual(
+      tenantWithout(before, WEB, ["callbacks", "sso"]),
+    );
+  });
+
+  it("returns the declared fields as the tenant reports them, with the prior values", async () => {
+    const { id, outs } = await create({
+      description: "Portal",
+      callbacks: ["https://a.example/cb"],
+    });
+    expect(id).toBe(WEB);
+    expect(outs).toEqual({
+      __name: "web",
+      clientId: WEB,
+      description: "Portal",
+      callbacks: ["https://a.example/cb"],
+      prior: {
+        description: "Server-rendered customer portal",
+        callbacks: ["https://portal.example.com/callback", "http://localhost:3000/callback"],
+      },
+    });
+  });
+
+  it("sends no PATCH when the client already has the declared values", async () => {
+    await create({ description: "Server-rendered customer portal", sso: false });
+    expect(h.calls(PATCH)).toBe(0);
+  });
+
+  it("keeps the keys of a declared object that the program does not declare", async () => {
+    await create({ jwtConfiguration: { lifetimeInSeconds: 3600 } });
+    expect(wire(WEB).jwt_configuration).toEqual({
+      alg: "RS256",
+      lifetime_in_seconds: 3600,
+      secret_encoded: false,
+    });
+  });
+
+  it("refuses a thirdPartySecurityMode that differs from the client's, before any PATCH", async () => {
+    const failure = h.clients.create({
+      __name: "partner",
+      clientId: PARTNER,
+      thirdPartySecurityMode: "permissive",
+      sso: true,
+    });
+    await expect(failure).rejects.toThrowError(
+      new ImmutableFieldError(
+        `ClientSettings "partner": thirdPartySecurityMode of client ${PARTNER} cannot change from "strict" to "permissive": ` +
+          'the platform fixes it when the client is created. Declare "strict" or remove the property; nothing was sent.',
+      ),
+    );
+    expect(h.calls(PATCH)).toBe(0);
+  });
+
+  it("accepts a thirdPartySecurityMode equal to the client's and does not send it", async () => {
+    await h.clients.create({
+      __name: "partner",
+      clientId: PARTNER,
+      thirdPartySecurityMode: "strict",
+      sso: true,
+    });
+    expect(wire(PARTNER)).toMatchObject({ third_party_security_mode: "strict", sso: true });
+  });
+
+  it("refuses post_login_prompt on a client that is not OIDC conformant, before any PATCH", async () => {
+    await expect(
+      create({ organizationUsage: "require", organizationRequireBehavior: "post_login_prompt" }),
+    ).rejects.toThrowError(
+      new TenantValidationError(
+        'ClientSettings "web": organizationRequireBehavior "post_login_prompt" requires oidcConformant to be true, ' +
+          `and client ${WEB} is not OIDC conformant; declare oidcConformant: true. Nothing was sent.`,
+      ),
+    );
+    expect(h.calls(PATCH)).toBe(0);
+  });
+
+  it("accepts post_login_prompt on a client that is OIDC conformant", async () => {
+    await h.clients.create({
+      __name: "spa",
+      clientId: SPA,
+      organizationUsage: "require",
+      organizationRequireBehavior: "post_login_prompt",
+    });
+    expect(wire(SPA)).toMatchObject({ organization_require_behavior: "post_login_prompt" });
+  });
+
+  it("fails with the platform's 404 for a client that does not exist", async () => {
+    const failure = h.clients.create({ __name: "ghost", clientId: "nope", sso: true });
+    await expect(failure).rejects.toBeInstanceOf(TenantApiError);
+    await expect(failure).rejects.toThrow(
+      /^ClientSettings "ghost": GET \/clients\/nope failed with 404 inexistent_client: /,
+    );
+  });
+});
+
+describe("ClientSettings diff", () => {
+  it("reports no change when the outputs match the inputs", async () => {
+    const inputs = web({
+      jwtConfiguration: { lifetimeInSeconds: 3600 },
+      callbacks: ["https://a.example/cb"],
+    });
+    const { outs } = await h.clients.create(inputs);
+    expect(await h.clients.diff(WEB, outs, inputs)).toEqual({
+      changes: false,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+  });
+
+  it("reports a change when a declared field changes", async () => {
+    const { outs } = await create({ sso: true });
+    expect((await h.clients.diff(WEB, outs, web({ sso: false }))).changes).toBe(true);
+  });
+
+  it("reports a change when a field leaves the program", async () => {
+    const { outs } = await create({ sso: true, description: "x" });
+    expect((await h.clients.diff(WEB, outs, web({ sso: true }))).changes).toBe(true);
+  });
+
+  it("replaces the resource when the client id changes", async () => {
+    const { outs } = await create({ sso: true });
+    expect(await h.clients.diff(WEB, outs, { __name: "web", clientId: SPA, sso: true })).toEqual({
+      changes: true,
+      replaces: ["clientId"],
+      deleteBeforeReplace: false,
+    });
+  });
+
+  it("throws, naming the client and both values, when thirdPartySecurityMode changes", async () => {
+    const { outs } = await h.clients.create({
+      __name: "partner",
+      clientId: PARTNER,
+      thirdPartySecurityMode: "strict",
+    });
+    await expect(
+      h.clients.diff(PARTNER, outs, {
+        __name: "partner",
+        clientId: PARTNER,
+        thirdPartySecurityMode: "permissive",
+      }),
+    ).rejects.toThrowError(
+      `ClientSettings "partner": thirdPartySecurityMode of client ${PARTNER} cannot change from "strict" to "permissive"`,
+    );
+  });
+
+  it("makes no API call", async () => {
+    const { outs } = await create({ sso: true });
+    const before = h.apiCalls();
+    await h.clients.diff(WEB, outs, web({ sso: false, description: "y" }));
+    expect(h.apiCalls()).toBe(before);
+  });
+});
+
+describe("ClientSettings update", () => {
+  it("PATCHes only the field that changed", async () => {
+    const { outs } = await create({ sso: true, description: "x" });
+    const before = h.api.store.snapshot();
+    const updated = await h.clients.update(WEB, outs, web({ sso: true, description: "y" }));
+    expect(updated.outs).toMatchObject({ description: "y", sso: true });
+    expect(tenantWithout(h.api.store.snapshot(), WEB, ["description"])).toEqual(
+      tenantWithout(before, WEB, ["description"]),
+    );
+    expect(h.calls(PATCH)).toBe(2);
+  });
+
+  it("puts a field that left the program back to its prior value", async () => {
+    const { outs } = await create({ sso: true, description: "x" });
+    await h.clients.update(WEB, outs, web({ sso: true }));
+    expect(wire(WEB).description).toBe("Server-rendered customer portal");
+  });
+
+  it("remembers the prior value of a field declared after create", async () => {
+    const { outs } = await create({ sso: true });
+    const updated = await h.clients.update(WEB, outs, web({ sso: true, description: "new" }));
+    expect(updated.outs?.prior).toEqual({
+      sso: false,
+      description: "Server-rendered customer portal",
+    });
+  });
+
+  it("repairs drift found by read", async () => {
+    const inputs = web({ callbacks: ["https://a.example/cb"] });
+    const { outs } = await h.clients.create(inputs);
+    h.api.store.putClient({ ...wire(WEB), callbacks: ["https://evil.example/cb"] } as never);
+    const read = await h.clients.read(WEB, outs);
+    expect(read.props?.callbacks).toEqual(["https://evil.example/cb"]);
+    const diff = await h.clients.diff(WEB, read.props ?? {}, inputs);
+    expect(diff.changes).toBe(true);
+    await h.clients.update(WEB, read.props ?? {}, inputs);
+    expect(wire(WEB).callbacks).toEqual(["https://a.example/cb"]);
+  });
+});
+
+describe("ClientSettings read", () => {
+  it("reports the outputs unchanged when nothing drifted", async () => {
+    const { outs } = await create({
+      jwtConfiguration: { lifetimeInSeconds: 3600 },
+      clientMetadata: { team: "platform" },
+    });
+    expect(await h.clients.read(WEB, outs)).toEqual({ id: WEB, props: outs });
+  });
+
+  it("reports only the declared keys of a declared object", async () => {
+    const { outs } = await create({ jwtConfiguration: { lifetimeInSeconds: 3600 } });
+    const read = await h.clients.read(WEB, outs);
+    expect(read.props?.jwtConfiguration).toEqual({ lifetimeInSeconds: 3600 });
+  });
+
+  it("drops the resource when the client no longer exists", async () => {
+    const { outs } = await create({ sso: true });
+    h.api.store.deleteClient(WEB);
+    expect(await h.clients.read(WEB, outs)).toEqual({ id: "", props: {} });
+  });
+});
+
+describe("ClientSettings clientMetadata", () => {
+  it("sends only the declared keys, leaving the others in place", async () => {
+    await create({ clientMetadata: { team: "platform", owner: "ops" } });
+    expect(wire(WEB).client_metadata).toEqual({ team: "platform", tier: "gold", owner: "ops" });
+  });
+
+  it("removes a key the resource added when it leaves the map", async () => {
+    const { outs } = await create({ clientMetadata: { owner: "ops", team: "platform" } });
+    await h.clients.update(WEB, outs, web({ clientMetadata: { team: "platform" } }));
+    expect(wire(WEB).client_metadata).toEqual({ team: "platform", tier: "gold" });
+  });
+
+  it("restores the prior value of a key that leaves the map", async () => {
+    const { outs } = await create({ clientMetadata: { owner: "ops", team: "platform" } });
+    await h.clients.update(WEB, outs, web({ clientMetadata: { owner: "ops" } }));
+    expect(wire(WEB).client_metadata).toEqual({ team: "identity", tier: "gold", owner: "ops" });
+  });
+
+  it("remembers the live value of a key declared after create", async () => {
+    const { outs } = await create({ clientMetadata: { owner: "ops" } });
+    const updated = await h.clients.update(
+      WEB,
+      outs,
+      web({ clientMetadata: { owner: "ops", tier: "silver" } }),
+    );
+    await h.clients.delete(WEB, updated.outs ?? {});
+    expect(wire(WEB).client_metadata).toEqual({ team: "identity", tier: "gold" });
+  });
+});
+
+describe("ClientSettings delete", () => {
+  it("puts every managed field back as it was before create", async () => {
+    const before = h.api.store.snapshot();
+    const { outs } = await create({
+      description: "x",
+      jwtConfiguration: { lifetimeInSeconds: 60 },
+      clientMetadata: { team: "platform", owner: "ops" },
+      callbacks: [],
+    });
+    await h.clients.delete(WEB, outs);
+    expect(h.api.store.snapshot()).toEqual(before);
+  });
+
+  it("succeeds when the client was deleted meanwhile", async () => {
+    const { outs } = await create({ description: "x" });
+    h.api.store.deleteClient(WEB);
+    await expect(h.clients.delete(WEB, outs)).resolves.toBeUndefined();
+  });
+
+  it("sends nothing when nothing was changed", async () => {
+    const { outs } = await create({ description: "Server-rendered customer portal" });
+    await h.clients.delete(WEB, outs);
+    expect(h.calls(PATCH)).toBe(0);
+  });
+});
+
+describe("ClientSettings under failures", () => {
+  it("renews an access token the tenant no longer accepts and carries on", async () => {
+    await h.stop();
+    let skewMs = 0;
+    h = await startHarness({ clock: () => Date.now() + skewMs, tokenTtlSeconds: 3600 });
+    const { outs } = await create({ sso: true });
+    skewMs = 2 * 3600 * 1000; // the tenant now sees the cached token as expired
+    await h.clients.update(WEB, outs, web({ sso: false }));
+    expect(wire(WEB).sso).toBe(false);
+    expect(
+      h.api.stats().counts["GET /api/v2/clients/:id 401"] ?? h.api.stats().counts[`${PATCH} 401`],
+    ).toBe(1);
+    expect(h.api.stats().token).toBe(2);
+  });
+
+  it("retries 5xx answers to success", async () => {
+    await h.stop();
+    h = await startHarness({ faults: { error: 0.5 }, random: 7 });
+    await create({ sso: true, description: "x" });
+    expect(wire(WEB)).toMatchObject({ sso: true, description: "x" });
+    const errors = Object.entries(h.api.stats().counts).filter(([key]) => / 50[03]$/.test(key));
+    expect(errors.length).toBeGreaterThan(0);
+  });
+
+  it("waits out 429 answers and succeeds", async () => {
+    await h.stop();
+    h = await startHarness({ rateLimit: { rate: 20, burst: 1 } });
+    await Promise.all([
+      create({ sso: true }),
+      h.clients.create({ __name: "spa", clientId: SPA, sso: true }),
+      h.clients.create({ __name: "partner", clientId: PARTNER, sso: true }),
+    ]);
+    expect([wire(WEB).sso, wire(SPA).sso, wire(PARTNER).sso]).toEqual([true, true, true]);
+  });
+
+  it("times out a request that never answers with a clear error", async () => {
+    await h.stop();
+    h = await startHarness({
+      faults: { latency: { min: 5000, max: 5000 } },
+      config: (api) => ({
+        "tenant:domain": api.domain,
+        "tenant:clientId": api.clientId,
+        "tenant:clientSecret": api.clientSecret,
+        "tenant:requestTimeoutSeconds": "0.2",
+        "tenant:operationTimeoutSeconds": "1",
+      }),
+    });
+    const failure = create({ sso: true });
+    await expect(failure).rejects.toBeInstanceOf(TenantTimeoutError);
+    await expect(failure).rejects.toThrow(/^ClientSettings "web": /);
+  });
+});

@@ -1,0 +1,61 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { ClientSettingsProvider } from "../../provider/resources/client-settings.js";
+import { EventStreamDeletionProvider } from "../../provider/resources/event-stream-deletion.js";
+import { PushProviderSelectionProvider } from "../../provider/resources/push-provider-selection.js";
+import { startTenantApi, type TenantApi, type TenantApiOptions } from "../tenant-api/index.js";
+
+/** The three provider implementations, configured against one local tenant API. */
+export interface Harness {
+  readonly api: TenantApi;
+  readonly push: PushProviderSelectionProvider;
+  readonly clients: ClientSettingsProvider;
+  readonly streams: EventStreamDeletionProvider;
+  /** Requests to the management API since the harness started (or the last `resetStats`). */
+  apiCalls(): number;
+  /** Requests by `METHOD /route` since the start. */
+  calls(route: string): number;
+  stop(): Promise<void>;
+}
+
+/** Stack config as the dynamic-provider host hands it to `configure`. */
+export function stackConfig(values: Record<string, string>): pulumi.dynamic.Config {
+  return {
+    get: (key) => values[key],
+    require: (key) => {
+      const value = values[key];
+      if (value === undefined) throw new Error(`Missing required configuration key: ${key}`);
+      return value;
+    },
+  };
+}
+
+/**
+ * Starts a local tenant API and configures the providers for it, with its client credentials
+ * (or the given config). Each test gets its own tenant: nothing leaks from one test to the next.
+ */
+export async function startHarness(
+  options: TenantApiOptions & { config?: (api: TenantApi) => Record<string, string> } = {},
+): Promise<Harness> {
+  const api = await startTenantApi(options);
+  const config =
+    options.config?.(api) ??
+    ({
+      "tenant:domain": api.domain,
+      "tenant:clientId": api.clientId,
+      "tenant:clientSecret": api.clientSecret,
+    } satisfies Record<string, string>);
+  const push = new PushProviderSelectionProvider();
+  const clients = new ClientSettingsProvider();
+  const streams = new EventStreamDeletionProvider();
+  // One configure is enough (the settings are per process), as in the provider host.
+  await push.configure({ config: stackConfig(config) });
+  return {
+    api,
+    push,
+    clients,
+    streams,
+    apiCalls: () => api.stats().api,
+    calls: (route) => api.stats().byRoute[route] ?? 0,
+    stop: () => api.stop(),
+  };
+}

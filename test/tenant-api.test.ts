@@ -1,0 +1,338 @@
+/**
+ * The local tenant API's routes, bodies and status codes (spec section 4, DESIGN.md section 8),
+ * against the real server on a loopback port.
+ */
+
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  callApi,
+  DEFAULT_SEED_IDS,
+  fetchToken,
+  RESPONSE_ONLY_FIELDS,
+  startTenantApi,
+  type TenantApi,
+  type WireClient,
+} from "./tenant-api/index.js";
+
+const PROVIDER = "/api/v2/guardian/factors/push-notification/selected-provider";
+const client = (id: string) => `/api/v2/clients/${id}`;
+const stream = (id: string) => `/api/v2/event-streams/${id}`;
+
+let api: TenantApi;
+let token: string;
+
+beforeAll(async () => {
+  api = await startTenantApi({ random: 1 });
+  token = await fetchToken(api);
+});
+
+afterAll(async () => {
+  await api?.stop();
+});
+
+beforeEach(() => {
+  api.store.reset();
+});
+
+describe("push provider selection (spec 4.1)", () => {
+  it("answers GET with the seeded provider guardian", async () => {
+    const answer = await callApi(api, "GET", PROVIDER, { token });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ provider: "guardian" });
+  });
+
+  it("answers PUT with 200 and {provider} and stores the selection", async () => {
+    const answer = await callApi(api, "PUT", PROVIDER, { token, json: { provider: "sns" } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ provider: "sns" });
+    expect(api.store.getProvider()).toBe("sns");
+    expect((await callApi(api, "GET", PROVIDER, { token })).body).toEqual({ provider: "sns" });
+  });
+
+  it("accepts a form-encoded PUT body, as the spec allows", async () => {
+    const answer = await callApi(api, "PUT", PROVIDER, { token, form: { provider: "direct" } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ provider: "direct" });
+    expect(api.store.getProvider()).toBe("direct");
+  });
+});
+
+describe("client read and update (spec 4.2)", () => {
+  it("answers GET with the whole stored client", async () => {
+    const answer = await callApi<WireClient>(api, "GET", client(DEFAULT_SEED_IDS.spa), { token });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual(api.store.getClient(DEFAULT_SEED_IDS.spa));
+    expect(answer.body.client_id).toBe(DEFAULT_SEED_IDS.spa);
+  });
+
+  it("answers PATCH with 200 and the whole updated client", async () => {
+    const answer = await callApi<WireClient>(api, "PATCH", client(DEFAULT_SEED_IDS.regularWeb), {
+      token,
+      json: { description: "Renamed portal", sso: true },
+    });
+    expect(answer.status).toBe(200);
+    const stored = api.store.getClient(DEFAULT_SEED_IDS.regularWeb);
+    expect(answer.body).toEqual(stored);
+    expect(stored?.description).toBe("Renamed portal");
+    expect(stored?.sso).toBe(true);
+  });
+
+  it("changes only the fields a PATCH sends", async () => {
+    const before = api.store.getClient(DEFAULT_SEED_IDS.regularWeb);
+    const answer = await callApi<WireClient>(api, "PATCH", client(DEFAULT_SEED_IDS.regularWeb), {
+      token,
+      json: { name: "Portal v2" },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ ...before, name: "Portal v2" });
+  });
+
+  it("replaces a top-level object sent in a PATCH instead of merging it", async () => {
+    const id = DEFAULT_SEED_IDS.regularWeb;
+    await callApi(api, "PATCH", client(id), {
+      token,
+      json: { mobile: { ios: { team_id: "TEAM1", app_bundle_identifier: "com.example.app" } } },
+    });
+    const answer = await callApi<WireClient>(api, "PATCH", client(id), {
+      token,
+      json: { mobile: { android: { app_package_name: "com.example.android" } } },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.mobile).toEqual({ android: { app_package_name: "com.example.android" } });
+  });
+
+  it("adds the platform's defaults inside a replaced jwt_configuration", async () => {
+    const answer = await callApi<WireClient>(api, "PATCH", client(DEFAULT_SEED_IDS.regularWeb), {
+      token,
+      json: { jwt_configuration: { lifetime_in_seconds: 300 } },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.jwt_configuration).toEqual({
+      alg: "RS256",
+      lifetime_in_seconds: 300,
+      secret_encoded: false,
+    });
+  });
+
+  it("merges client_metadata key by key and removes a key sent as null", async () => {
+    // Seeded metadata: {team: "identity", tier: "gold"}.
+    const answer = await callApi<WireClient>(api, "PATCH", client(DEFAULT_SEED_IDS.regularWeb), {
+      token,
+      json: { client_metadata: { tier: null, region: "eu" } },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.client_metadata).toEqual({ team: "identity", region: "eu" });
+  });
+
+  it("resets a never-null field to its default when a PATCH sends null", async () => {
+    const answer = await callApi<WireClient>(api, "PATCH", client(DEFAULT_SEED_IDS.regularWeb), {
+      token,
+      json: { token_endpoint_auth_method: null, organization_usage: null },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.token_endpoint_auth_method).toBe("none");
+    expect(answer.body.organization_usage).toBe("deny");
+  });
+
+  it("stores null for a nullable object sent as null", async () => {
+    const answer = await callApi<WireClient>(api, "PATCH", client(DEFAULT_SEED_IDS.spa), {
+      token,
+      json: { refresh_token: null },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.refresh_token).toBeNull();
+  });
+
+  it("answers a PATCH without a body with the unchanged client", async () => {
+    const answer = await callApi(api, "PATCH", client(DEFAULT_SEED_IDS.spa), { token });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual(api.store.getClient(DEFAULT_SEED_IDS.spa));
+  });
+
+  it("updates client_secret when the token also has update:client_keys", async () => {
+    const answer = await callApi<WireClient>(api, "PATCH", client(DEFAULT_SEED_IDS.regularWeb), {
+      token,
+      json: { client_secret: "a-new-secret" },
+    });
+    expect(answer.status).toBe(200);
+    expect(api.store.getClient(DEFAULT_SEED_IDS.regularWeb)?.client_secret).toBe("a-new-secret");
+  });
+
+  it("answers 404 inexistent_client for an unknown client on PATCH", async () => {
+    const answer = await callApi(api, "PATCH", client("NoSuchClient0000000000000000000x"), {
+      token,
+      json: { name: "x" },
+    });
+    expect(answer.status).toBe(404);
+    expect(answer.body).toEqual({
+      statusCode: 404,
+      error: "Not Found",
+      message: "The client does not exist",
+      errorCode: "inexistent_client",
+    });
+  });
+
+  it("answers 404 inexistent_client for an unknown client on GET", async () => {
+    const answer = await callApi(api, "GET", client("NoSuchClient0000000000000000000x"), { token });
+    expect(answer.status).toBe(404);
+    expect(answer.body).toMatchObject({ statusCode: 404, errorCode: "inexistent_client" });
+  });
+});
+
+describe("event stream deletion (spec 4.3)", () => {
+  it("answers DELETE with 204 and an empty body, and the stream is gone", async () => {
+    const id = DEFAULT_SEED_IDS.webhookStream;
+    const answer = await callApi(api, "DELETE", stream(id), { token });
+    expect(answer.status).toBe(204);
+    expect(answer.text).toBe("");
+    expect(api.store.eventStreamExists(id)).toBe(false);
+  });
+
+  it("answers 404 inexistent_event_stream for a stream already deleted", async () => {
+    const id = DEFAULT_SEED_IDS.webhookStream;
+    expect((await callApi(api, "DELETE", stream(id), { token })).status).toBe(204);
+    const again = await callApi(api, "DELETE", stream(id), { token });
+    expect(again.status).toBe(404);
+    expect(again.body).toEqual({
+      statusCode: 404,
+      error: "Not Found",
+      message: "The event stream does not exist",
+      errorCode: "inexistent_event_stream",
+    });
+  });
+
+  it("answers GET with the stored stream, and 404 once it is deleted", async () => {
+    const id = DEFAULT_SEED_IDS.eventBridgeStream;
+    const found = await callApi<{ id: string }>(api, "GET", stream(id), { token });
+    expect(found.status).toBe(200);
+    expect(found.body.id).toBe(id);
+    await callApi(api, "DELETE", stream(id), { token });
+    const missing = await callApi(api, "GET", stream(id), { token });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ errorCode: "inexistent_event_stream" });
+  });
+
+  it("answers 200 again when a test puts the stream back (it exists again)", async () => {
+    const id = DEFAULT_SEED_IDS.webhookStream;
+    await callApi(api, "DELETE", stream(id), { token });
+    api.store.putEventStream({ id, name: "recreated" });
+    const answer = await callApi(api, "GET", stream(id), { token });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ id, name: "recreated" });
+  });
+
+  it("ignores an empty JSON body on DELETE", async () => {
+    const answer = await callApi(api, "DELETE", stream(DEFAULT_SEED_IDS.webhookStream), {
+      token,
+      raw: "",
+      headers: { "content-type": "application/json" },
+    });
+    expect(answer.status).toBe(204);
+  });
+});
+
+describe("error bodies", () => {
+  it("answers malformed JSON with 400 invalid_body in the platform's error shape", async () => {
+    const answer = await callApi(api, "PUT", PROVIDER, {
+      token,
+      raw: "{not json",
+      headers: { "content-type": "application/json" },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message: "Body is not valid JSON but content-type is set to 'application/json'",
+      errorCode: "invalid_body",
+    });
+  });
+
+  it("answers an unsupported content type with 415 in the platform's error shape", async () => {
+    const answer = await callApi(api, "PUT", PROVIDER, {
+      token,
+      raw: "<provider>sns</provider>",
+      headers: { "content-type": "application/xml" },
+    });
+    expect(answer.status).toBe(415);
+    expect(answer.body).toMatchObject({
+      statusCode: 415,
+      error: "Unsupported Media Type",
+      errorCode: "unsupported_media_type",
+    });
+    expect(Object.keys(answer.body as object).sort()).toEqual([
+      "error",
+      "errorCode",
+      "message",
+      "statusCode",
+    ]);
+  });
+
+  it("answers an unknown route with 404 not_found in the platform's error shape", async () => {
+    const answer = await callApi(api, "GET", "/api/v2/connections", { token });
+    expect(answer.status).toBe(404);
+    expect(answer.body).toEqual({
+      statusCode: 404,
+      error: "Not Found",
+      message: "Route GET:/api/v2/connections not found",
+      errorCode: "not_found",
+    });
+  });
+
+  it("answers a method the route does not have with 404 not_found", async () => {
+    const answer = await callApi(api, "POST", client(DEFAULT_SEED_IDS.spa), { token, json: {} });
+    expect(answer.status).toBe(404);
+    expect(answer.body).toMatchObject({ errorCode: "not_found" });
+  });
+});
+
+describe("seeded tenant", () => {
+  it("seeds a regular web app, a SPA and a strict third-party client", () => {
+    const web = api.store.getClient(DEFAULT_SEED_IDS.regularWeb);
+    const spa = api.store.getClient(DEFAULT_SEED_IDS.spa);
+    const thirdParty = api.store.getClient(DEFAULT_SEED_IDS.strictThirdParty);
+    expect(web?.app_type).toBe("regular_web");
+    expect(spa?.app_type).toBe("spa");
+    expect(thirdParty).toMatchObject({ is_first_party: false, third_party_security_mode: "strict" });
+  });
+
+  it("gives every client id 32 letters and digits and every stream id est_ and 22 more", () => {
+    for (const id of api.clients) expect(id).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(api.eventStreams).toHaveLength(2);
+    for (const id of api.eventStreams) expect(id).toMatch(/^est_[A-Za-z0-9]{22}$/);
+  });
+
+  it("answers every response-only field of spec 2.3.6 that a regular client has, with its default", async () => {
+    const answer = await callApi<WireClient>(api, "GET", client(DEFAULT_SEED_IDS.regularWeb), {
+      token,
+    });
+    const body = answer.body;
+    expect(body).toMatchObject({
+      client_id: DEFAULT_SEED_IDS.regularWeb,
+      tenant: "local-tenant",
+      global: false,
+      token_endpoint_auth_method: "client_secret_post",
+      organization_usage: "deny",
+      organization_require_behavior: "no_prompt",
+      custom_login_page_on: true,
+      is_token_endpoint_ip_header_trusted: false,
+      sso: false,
+      sso_disabled: false,
+    });
+    expect(Array.isArray(body.signing_keys)).toBe(true);
+    expect(body.signing_keys).toEqual([
+      expect.objectContaining({ cert: expect.any(String), subject: expect.any(String) }),
+    ]);
+    // Present only for clients registered through metadata documents or linked to an API.
+    for (const field of RESPONSE_ONLY_FIELDS.filter((f) => /^(external_|jwks_uri|resource_)/.test(f))) {
+      expect(body).not.toHaveProperty(field);
+    }
+  });
+
+  it("makes the printed credentials belong to a machine-to-machine client of the tenant", () => {
+    const admin = api.store.getClient(api.clientId);
+    expect(admin).toMatchObject({ app_type: "non_interactive", client_secret: api.clientSecret });
+    expect(api.clients).toContain(api.clientId);
+    expect(api.clients).toContain(api.readOnly.clientId);
+    expect(api.store.getClient(api.readOnly.clientId)?.app_type).toBe("non_interactive");
+  });
+});
