@@ -368,3 +368,16 @@ describe("ClientSettings under failures", () => {
     await expect(failure).rejects.toThrow(/^ClientSettings "web": /);
   });
 });
+
+describe("ClientSettings restoring values the API would refuse as they are", () => {
+  it("restores an empty organizationDiscoveryMethods list as null", async () => {
+    h.api.store.putClient({ ...wire(SPA), organization_discovery_methods: [] } as never);
+    const { outs } = await h.clients.create({
+      __name: "spa",
+      clientId: SPA,
+      organizationDiscoveryMethods: ["email"],
+    });
+    await h.clients.delete(SPA, outs);
+    expect(wire(SPA).organization_discovery_methods).toBeNull();
+  });
+});

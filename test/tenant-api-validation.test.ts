@@ -168,7 +168,9 @@ describe("PATCH client body (spec 2.3.1, 4.2 rule 1 and section 8)", () => {
 
   it("answers 400 when a client_metadata key has a character outside the allowed set", async () => {
     const body = { client_metadata: { "cost#center": "42" } };
-    expectInvalidBody(await patch(WEB, body), "clientUpdate", body, ['client_metadata["cost#center"]']);
+    expectInvalidBody(await patch(WEB, body), "clientUpdate", body, [
+      'client_metadata["cost#center"]',
+    ]);
   });
 
   it("answers 400 when a client_metadata value is not a string", async () => {

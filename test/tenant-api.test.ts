@@ -292,7 +292,10 @@ describe("seeded tenant", () => {
     const thirdParty = api.store.getClient(DEFAULT_SEED_IDS.strictThirdParty);
     expect(web?.app_type).toBe("regular_web");
     expect(spa?.app_type).toBe("spa");
-    expect(thirdParty).toMatchObject({ is_first_party: false, third_party_security_mode: "strict" });
+    expect(thirdParty).toMatchObject({
+      is_first_party: false,
+      third_party_security_mode: "strict",
+    });
   });
 
   it("gives every client id 32 letters and digits and every stream id est_ and 22 more", () => {
@@ -323,7 +326,9 @@ describe("seeded tenant", () => {
       expect.objectContaining({ cert: expect.any(String), subject: expect.any(String) }),
     ]);
     // Present only for clients registered through metadata documents or linked to an API.
-    for (const field of RESPONSE_ONLY_FIELDS.filter((f) => /^(external_|jwks_uri|resource_)/.test(f))) {
+    for (const field of RESPONSE_ONLY_FIELDS.filter((f) =>
+      /^(external_|jwks_uri|resource_)/.test(f),
+    )) {
       expect(body).not.toHaveProperty(field);
     }
   });

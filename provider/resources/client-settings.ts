@@ -27,6 +27,15 @@ const KIND = "ClientSettings";
 const MODE: ClientSettingsField = "thirdPartySecurityMode";
 const METADATA: ClientSettingsField = "clientMetadata";
 
+/**
+ * Lists that may be null but not empty (spec section 8). A client can still hold `[]` in them, and
+ * sending that back would be refused: to the platform both mean "none", so `[]` is restored as null.
+ */
+const NON_EMPTY_LISTS: readonly ClientSettingsField[] = [
+  "organizationDiscoveryMethods",
+  "asyncApprovalNotificationChannels",
+];
+
 /** The inputs of {@link ClientSettings}, each of which may be an Output. */
 export type ClientSettingsArgs = {
   [K in keyof ClientSettingsInputs]: pulumi.Input<ClientSettingsInputs[K]>;
@@ -275,7 +284,10 @@ function restoreOf(field: ClientSettingsField, prior: unknown, current: unknown)
     // Only the keys this resource managed; null removes a key it added.
     return Object.keys(prior).length > 0 ? { ...prior } : undefined;
   }
-  return matchesDeclared(current, prior) && current !== undefined ? undefined : prior;
+  if (matchesDeclared(current, prior) && current !== undefined) return undefined;
+  return NON_EMPTY_LISTS.includes(field) && Array.isArray(prior) && prior.length === 0
+    ? null
+    : prior;
 }
 
 /**

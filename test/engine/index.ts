@@ -6,6 +6,7 @@
  * `pulumi` and a local file backend.
  */
 import * as path from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { loadProject, loadStackConfig } from "./config.js";
 import { EngineService, engineService } from "./engine-service.js";
 import { type RpcServer, startServer } from "./grpc.js";
@@ -60,7 +61,9 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
       // A listener's bug must not break the run.
     }
   };
-  const log = (source: LogSource, severity: LogSeverity, message: string, urn?: string): void => {
+  const log = (source: LogSource, severity: LogSeverity, text: string, urn?: string): void => {
+    // The SDK colours stack traces even into a pipe; escape codes make assertions and logs noisy.
+    const message = stripVTControlCharacters(text);
     const where =
       urn && !urn.includes(`::${STACK_TYPE}::`)
         ? `${displayType(urn.split("::")[2] ?? "")} (${urn.slice(urn.lastIndexOf("::") + 2)}): `

@@ -99,8 +99,9 @@ export function displayType(type: string): string {
 
 /** One deployment (an update, a preview, a refresh or a destroy) over one stack's state. */
 export class Deployment implements MonitorHandler {
-  /** Steps in the order they were decided. */
-  readonly steps: StepResult[] = [];
+  private readonly decided: StepResult[] = [];
+  private readonly order = new WeakMap<StepResult, number>();
+  private readonly sequence = new Map<string, number>();
   /** Milliseconds of each Check and Diff call. */
   readonly timings = { checkMs: [] as number[], diffMs: [] as number[] };
   /** The stack's outputs as the program registered them (unknowns included in preview). */
@@ -112,6 +113,8 @@ export class Deployment implements MonitorHandler {
   readonly info: MonitorHandler["info"];
 
   private readonly registered = new Set<string>();
+  /** Old resources replaced create-before-delete in this run, with their replace step. */
+  private readonly replaced = new Map<ResourceState, StepResult>();
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly limiter: Limiter;
   private deletes: Promise<void> | undefined;
@@ -133,6 +136,19 @@ export class Deployment implements MonitorHandler {
 
   // ---- steps ---------------------------------------------------------------------------------
 
+  /**
+   * Steps in program order: a registration's step takes the place of its registration (checks
+   * and diffs run in parallel and finish in any order), the deletes at shutdown come last.
+   */
+  get steps(): StepResult[] {
+    return [...this.decided].sort((x, y) => (this.order.get(x) ?? 0) - (this.order.get(y) ?? 0));
+  }
+
+  /** Remembers the program order of `urn` (called when its registration arrives). */
+  private sequenced(urn: string): void {
+    this.sequence.set(urn, this.sequence.size);
+  }
+
   private newStep(urn: string, type: string, op: StepOp, changed: string[] = []): StepResult {
     const step: StepResult = {
       urn,
@@ -143,7 +159,8 @@ export class Deployment implements MonitorHandler {
       ok: true,
     };
     if (type !== STACK_TYPE) {
-      this.steps.push(step);
+      this.order.set(step, this.sequence.get(urn) ?? this.sequence.size + this.decided.length);
+      this.decided.push(step);
       this.o.emit({ type: "step-start", urn, op });
     }
     return step;
@@ -195,6 +212,7 @@ export class Deployment implements MonitorHandler {
   private claim(urn: string): void {
     if (this.registered.has(urn)) throw new Error(`duplicate resource URN ${urn}`);
     this.registered.add(urn);
+    this.sequenced(urn);
   }
 
   private ref(r: { urn: string; type: string }): ResourceRef {
@@ -279,7 +297,7 @@ export class Deployment implements MonitorHandler {
       const res = await host.check(ref, stripSecretsMap(oldInputs), stripSecretsMap(news));
       this.timings.checkMs.push(performance.now() - t0);
       if (res.failures.length > 0) {
-        const lines = res.failures.map((f) => `    ${f.property}: ${f.reason}`);
+        const lines = res.failures.map((f) => `  ${f.property}: ${f.reason}`);
         throw this.fail(
           this.newStep(urn, req.type, planned),
           `check failed:\n${lines.join("\n")}`,
@@ -404,8 +422,11 @@ export class Deployment implements MonitorHandler {
       const outputs = markSecretOutputs(annotateSecrets(res.properties, checked), aso);
       const next = entry(res.id, outputs);
       if (op === "replace" && old && !deleteBeforeReplace) {
-        // Create-before-delete: the old resource stays in state, marked for the final deletes.
-        this.o.state.upsert({ ...old, delete: true }, old);
+        // Create-before-delete: the old resource stays in state, marked for the final deletes,
+        // which belong to this replace step (as Pulumi shows them, not as a delete of their own).
+        const pending = { ...old, delete: true };
+        this.replaced.set(pending, step);
+        this.o.state.upsert(pending, old);
       }
       this.o.state.upsert(next);
       await this.o.state.checkpoint();
@@ -520,7 +541,8 @@ export class Deployment implements MonitorHandler {
       resources,
       this.limiter,
       async (r) => {
-        const step = this.newStep(r.urn, r.type, "delete");
+        const replace = this.replaced.get(r);
+        const step = replace ?? this.newStep(r.urn, r.type, "delete");
         if (this.o.expectNoChanges && r.type !== STACK_TYPE) {
           throw this.fail(step, "no changes were expected but this resource would be deleted");
         }
@@ -531,7 +553,7 @@ export class Deployment implements MonitorHandler {
         }
         this.o.state.remove(r);
         await this.o.state.checkpoint();
-        this.finish(step);
+        if (!replace) this.finish(step);
       },
       () => this.failure !== undefined,
     );

@@ -81,10 +81,10 @@ function table(rows: string[][]): string[] {
   );
 }
 
-/** Counts of steps per op. */
+/** Counts of the completed steps per op (failed steps are not counted, as in Pulumi). */
 export function countSteps(steps: readonly StepResult[]): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const s of steps) counts[s.op] = (counts[s.op] ?? 0) + 1;
+  for (const s of steps) if (s.ok) counts[s.op] = (counts[s.op] ?? 0) + 1;
   return counts;
 }
 
@@ -117,7 +117,7 @@ export function renderSummary(input: SummaryInput): string {
       lines.push(`  ${displayType(s.type)} (${s.name}):`);
       for (const l of `error: ${s.error ?? "failed"}`.split("\n")) lines.push(`    ${l}`);
     }
-    for (const d of input.diagnostics) lines.push(`  ${d}`);
+    for (const d of input.diagnostics) for (const l of d.split("\n")) lines.push(`  ${l}`);
   }
 
   const counts = countSteps(input.steps);
@@ -128,6 +128,13 @@ export function renderSummary(input: SummaryInput): string {
     lines.push(`    ${SYMBOLS[op]} ${n} ${input.dryRun ? `to ${op}` : PAST[op]}`);
   }
   if (counts.same) lines.push(`    ${counts.same} unchanged`);
-  if (input.error) lines.push("", ...input.error.split("\n").map((l, i) => (i === 0 ? `error: ${l}` : `  ${l}`)));
+  if (input.error) {
+    // An error already shown above (a failed step, a program error) is not repeated in full.
+    const shown =
+      failed.some((s) => input.error?.includes(s.error ?? "\0")) ||
+      input.diagnostics.some((d) => d.includes(input.error ?? "\0"));
+    const text = shown ? `${input.command} failed` : input.error;
+    lines.push("", ...text.split("\n").map((l, i) => (i === 0 ? `error: ${l}` : `  ${l}`)));
+  }
   return `${lines.join("\n")}\n`;
 }

@@ -62,7 +62,7 @@ export interface EngineResult {
   error?: string;
   /** Steps in the order they started (deletes of resources that left the program come last). */
   steps: StepResult[];
-  /** Number of steps per op (failed steps count under their op too). */
+  /** Number of completed steps per op (failed steps are not counted). */
   counts: Record<string, number>;
   /** True when any step is other than `same`. */
   changes: boolean;

@@ -7,13 +7,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import formbody from "@fastify/formbody";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from "fastify";
-import {
-  areaOf,
-  isLoopback,
-  pathOf,
-  type ServerContext,
-  setPrincipal,
-} from "./context.js";
+import { areaOf, isLoopback, pathOf, type ServerContext, setPrincipal } from "./context.js";
 import { registerControlRoutes } from "./control-routes.js";
 import { ApiError, defaultErrorCode, OAuthError, reasonPhrase } from "./errors.js";
 import { registerManagementRoutes } from "./management-routes.js";
@@ -42,9 +36,9 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
   } as const;
   // Fastify types an HTTPS instance apart from an HTTP one although the routes and hooks used here
   // are the same; this file only needs the common surface.
-  const app = (
-    tls === undefined ? Fastify(common) : Fastify({ ...common, https: tls })
-  ) as unknown as FastifyInstance;
+  const app = (tls === undefined
+    ? Fastify(common)
+    : Fastify({ ...common, https: tls })) as unknown as FastifyInstance;
 
   app.register(formbody);
   // An empty JSON body is no body, as for a request without content type: clients that always send
@@ -93,13 +87,17 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
         throw new OAuthError(
           plan.errorStatus,
           unavailable ? "temporarily_unavailable" : "server_error",
-          unavailable ? "Service temporarily unavailable (injected fault)" : "Internal error (injected fault)",
+          unavailable
+            ? "Service temporarily unavailable (injected fault)"
+            : "Internal error (injected fault)",
         );
       }
       throw new ApiError(
         plan.errorStatus,
         unavailable ? "service_unavailable" : "internal_error",
-        unavailable ? "Service temporarily unavailable (injected fault)" : "Internal error (injected fault)",
+        unavailable
+          ? "Service temporarily unavailable (injected fault)"
+          : "Internal error (injected fault)",
       );
     }
     // Only matched routes are authenticated: an unknown path answers 404 whatever the token.
@@ -131,7 +129,9 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
     const statusCode = given !== undefined && given >= 400 && given < 600 ? given : 500;
     if (statusCode >= 500) {
       // An unexpected failure of this server: say so where a developer will look.
-      process.stderr.write(`tenant-api: ${request.method} ${request.url}: ${error.stack ?? error}\n`);
+      process.stderr.write(
+        `tenant-api: ${request.method} ${request.url}: ${error.stack ?? error}\n`,
+      );
     }
     const message = statusCode >= 500 ? "Internal error" : error.message;
     if (areaOf(request.url) === "authentication") {
@@ -143,7 +143,9 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
       reply.code(statusCode).send(oauth.toBody());
       return;
     }
-    reply.code(statusCode).send(new ApiError(statusCode, defaultErrorCode(statusCode), message).toBody());
+    reply
+      .code(statusCode)
+      .send(new ApiError(statusCode, defaultErrorCode(statusCode), message).toBody());
   });
 
   app.setNotFoundHandler((request, reply) => {

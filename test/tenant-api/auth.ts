@@ -7,15 +7,16 @@
  */
 
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import type {
-  CryptoKey,
-  JSONWebKeySet,
-  JWK,
-  JWTPayload,
-} from "jose" with { "resolution-mode": "import" };
 import { ApiError } from "./errors.js";
 
-type Jose = typeof import("jose", { with: { "resolution-mode": "import" } });
+// A type-only import declaration of an ES module from CommonJS needs a `resolution-mode`
+// attribute, which Biome cannot parse there; import types accept it.
+type Jose = typeof import("jose", { with: { "resolution-mode": "import" }});
+type CryptoKey = import("jose", { with: { "resolution-mode": "import" }}).CryptoKey;
+type JSONWebKeySet = import("jose", { with: { "resolution-mode": "import" }}).JSONWebKeySet;
+type JWK = import("jose", { with: { "resolution-mode": "import" }}).JWK;
+/** The claims of a verified token (jose's `JWTPayload`). */
+export type JWTPayload = import("jose", { with: { "resolution-mode": "import" }}).JWTPayload;
 
 let josePromise: Promise<Jose> | undefined;
 
@@ -201,11 +202,7 @@ function verificationFailure(error: unknown): string {
  */
 export function requireScope(principal: Principal, scope: string): void {
   if (!principal.scopes.has(scope)) {
-    throw new ApiError(
-      403,
-      "insufficient_scope",
-      `Insufficient scope, expected any of: ${scope}`,
-    );
+    throw new ApiError(403, "insufficient_scope", `Insufficient scope, expected any of: ${scope}`);
   }
 }
 

@@ -194,7 +194,10 @@ export function storedClientRuleFailures(
       reason: `cannot be modified after creation (current: ${current}, requested: ${JSON.stringify(patch.third_party_security_mode)})`,
     });
   }
-  if (merged.organization_require_behavior === "post_login_prompt" && merged.oidc_conformant !== true) {
+  if (
+    merged.organization_require_behavior === "post_login_prompt" &&
+    merged.oidc_conformant !== true
+  ) {
     failures.push({
       path: "organization_require_behavior",
       reason: postLoginPromptReason("oidc_conformant"),

@@ -4,6 +4,7 @@
  * `README.md` in this folder for the routes, the CLI and the seed file format.
  */
 
+export { buildApp, type TlsOptions } from "./app.js";
 export { type MintOptions, type Principal, TokenAuthority } from "./auth.js";
 export {
   applyClientPatch,
@@ -12,6 +13,7 @@ export {
   type RuleFailure,
   type WireClient,
 } from "./clients.js";
+export { areaOf, isLoopback, type ServerContext } from "./context.js";
 export {
   ApiError,
   type ManagementErrorBody,
@@ -33,13 +35,18 @@ export {
   SELECTED_PROVIDER_ROUTE,
 } from "./management-routes.js";
 export { JWKS_ROUTE, TOKEN_ROUTE, type TokenResponse } from "./oauth-routes.js";
-export { type RateLimitDecision, type RateLimitOptions, type ResolvedRateLimit, TokenBucket } from "./rate-limit.js";
+export {
+  type RateLimitDecision,
+  type RateLimitOptions,
+  type ResolvedRateLimit,
+  TokenBucket,
+} from "./rate-limit.js";
 export {
   ADMIN_SCOPES,
   DEFAULT_SEED,
   DEFAULT_SEED_IDS,
-  loadSeed,
   type LoadedSeed,
+  loadSeed,
   newClientId,
   newEventStreamId,
   READ_ONLY_SCOPES,
@@ -47,8 +54,6 @@ export {
   SeedError,
   type TenantSeed,
 } from "./seed.js";
-export { buildApp, type TlsOptions } from "./app.js";
-export { areaOf, isLoopback, type ServerContext } from "./context.js";
 export {
   type ClientCredentials,
   createServerContext,
@@ -57,7 +62,6 @@ export {
   type TenantApiOptions,
 } from "./server.js";
 export { RequestStats, type TenantApiStats } from "./stats.js";
-export { type ApiAnswer, type CallOptions, callApi, fetchToken } from "./test-client.js";
 export {
   type ClientGrant,
   type PushProvider,
@@ -65,3 +69,4 @@ export {
   TenantStore,
   type WireEventStream,
 } from "./store.js";
+export { type ApiAnswer, type CallOptions, callApi, fetchToken } from "./test-client.js";

@@ -8,7 +8,6 @@
 
 import type { FastifyInstance } from "fastify";
 import { validateWire } from "../../provider/schema/index.js";
-import { principalOf, type ServerContext } from "./context.js";
 import { requireScope } from "./auth.js";
 import {
   applyClientPatch,
@@ -16,11 +15,13 @@ import {
   type RuleFailure,
   storedClientRuleFailures,
 } from "./clients.js";
+import { principalOf, type ServerContext } from "./context.js";
 import { ApiError } from "./errors.js";
 import type { PushProvider } from "./store.js";
 
 /** Path of the push provider selection. */
-export const SELECTED_PROVIDER_ROUTE = "/api/v2/guardian/factors/push-notification/selected-provider";
+export const SELECTED_PROVIDER_ROUTE =
+  "/api/v2/guardian/factors/push-notification/selected-provider";
 /** Route template of a client. */
 export const CLIENT_ROUTE = "/api/v2/clients/:id";
 /** Route template of an event stream. */

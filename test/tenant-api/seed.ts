@@ -6,6 +6,7 @@
 import { randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { PUSH_PROVIDERS, validateWire } from "../../provider/schema/index.js";
 import {
   RESPONSE_ONLY_FIELDS,
   type RuleFailure,
@@ -13,7 +14,6 @@ import {
   type WireClient,
   withResponseDefaults,
 } from "./clients.js";
-import { PUSH_PROVIDERS, validateWire } from "../../provider/schema/index.js";
 import type { ClientGrant, PushProvider, TenantState, WireEventStream } from "./store.js";
 
 /** Every scope the routes of this server check (DESIGN.md section 8). */
@@ -281,7 +281,8 @@ export function loadSeed(seed: TenantSeed | string = DEFAULT_SEED): LoadedSeed {
   }
 
   const tenant = input.tenant ?? "local-tenant";
-  if (typeof tenant !== "string" || tenant === "") problems.push("tenant must be a non-empty string");
+  if (typeof tenant !== "string" || tenant === "")
+    problems.push("tenant must be a non-empty string");
   const pushProvider = input.pushProvider ?? "guardian";
   if (!PUSH_PROVIDERS.includes(pushProvider)) {
     problems.push(`pushProvider must be one of ${PUSH_PROVIDERS.join(", ")}`);
@@ -292,7 +293,11 @@ export function loadSeed(seed: TenantSeed | string = DEFAULT_SEED): LoadedSeed {
   if (!Array.isArray(seedClients)) problems.push("clients must be an array");
   const grants = new Map<string, string[]>();
   for (const grant of input.grants ?? []) {
-    if (!isPlainObject(grant) || typeof grant.client_id !== "string" || !Array.isArray(grant.scope)) {
+    if (
+      !isPlainObject(grant) ||
+      typeof grant.client_id !== "string" ||
+      !Array.isArray(grant.scope)
+    ) {
       problems.push("each grant must be {client_id: string, scope: string[]}");
       continue;
     }
@@ -335,7 +340,9 @@ export function loadSeed(seed: TenantSeed | string = DEFAULT_SEED): LoadedSeed {
   };
 
   if (Array.isArray(seedClients)) {
-    seedClients.forEach((client, index) => addClient(client, `clients[${index}]`));
+    seedClients.forEach((client, index) => {
+      addClient(client, `clients[${index}]`);
+    });
   }
 
   const credentialClient = (

@@ -136,7 +136,8 @@ export async function createServerContext(
 export async function startTenantApi(options: TenantApiOptions = {}): Promise<TenantApi> {
   const { context, seed } = await createServerContext(options);
   const { store } = context;
-  const tls: TlsMaterial | undefined = options.tls === true ? await generateTlsMaterial() : undefined;
+  const tls: TlsMaterial | undefined =
+    options.tls === true ? await generateTlsMaterial() : undefined;
   const host = options.host ?? (tls === undefined ? "127.0.0.1" : "localhost");
   const serverTls = tls === undefined ? undefined : { key: tls.key, cert: tls.cert };
 

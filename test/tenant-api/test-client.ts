@@ -80,6 +80,7 @@ export async function fetchToken(
   };
   if (credentials.scope !== undefined) form.scope = credentials.scope;
   const answer = await callApi<{ access_token: string }>(api, "POST", api.tokenUrl, { form });
-  if (answer.status !== 200) throw new Error(`token endpoint answered ${answer.status}: ${answer.text}`);
+  if (answer.status !== 200)
+    throw new Error(`token endpoint answered ${answer.status}: ${answer.text}`);
   return answer.body.access_token;
 }

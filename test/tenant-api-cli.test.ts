@@ -1,0 +1,314 @@
+/**
+ * The local tenant API's command line (`npm run tenant-api`), run as a user runs it: a child
+ * process that prints one JSON line, serves, and exits 0 on SIGTERM or SIGINT. Also `--seed`,
+ * `--tls` and the refusal of bad arguments.
+ */
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { request } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type CliReadyLine, parseCliArgs } from "./tenant-api/cli.js";
+import { callApi, fetchToken } from "./tenant-api/index.js";
+
+const ROOT = join(__dirname, "..");
+const TSX_CLI = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
+const children = new Set<ChildProcess>();
+
+interface Started {
+  child: ChildProcess;
+  line: CliReadyLine;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+}
+
+/** Spawns the CLI and waits (bounded) for its JSON line. */
+function startCli(command: string, args: string[]): Promise<Started> {
+  const child = spawn(command, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    stderr: string;
+  }>((resolve) => {
+    child.on("exit", (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal, stderr });
+    });
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no JSON line within 45 s; stderr: ${stderr}`)),
+      45_000,
+    );
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const newline = stdout.indexOf("\n");
+      if (newline >= 0) {
+        clearTimeout(timer);
+        try {
+          resolve({ child, line: JSON.parse(stdout.slice(0, newline)) as CliReadyLine, exited });
+        } catch (error) {
+          reject(error);
+        }
+      }
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before its JSON line; stderr: ${stderr}`));
+    });
+  });
+}
+
+/** Runs the CLI to its end (for arguments it refuses). */
+async function runCliToEnd(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [TSX_CLI, "test/tenant-api/cli.ts", ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  children.add(child);
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve) => {
+    child.on("exit", (code) => {
+      children.delete(child);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+function httpsGet(url: string, ca?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, ca === undefined ? {} : { ca }, (response) => {
+      response.resume();
+      response.on("end", () => resolve(response.statusCode ?? 0));
+    });
+    req.on("error", reject);
+    req.setTimeout(15_000, () => req.destroy(new Error("timeout")));
+    req.end();
+  });
+}
+
+afterEach(() => {
+  // A test that failed half-way must not leave a server behind.
+  for (const child of children) child.kill("SIGKILL");
+});
+
+describe("npm run tenant-api / npx tsx test/tenant-api/cli.ts", () => {
+  it("prints one JSON line, serves the API with the printed credentials, and exits 0 on SIGTERM", async () => {
+    const { line, exited } = await startCli("npx", [
+      "tsx",
+      "test/tenant-api/cli.ts",
+      "--port",
+      "0",
+      "--rate-limit",
+      "5",
+      "--burst",
+      "10",
+      "--token-ttl",
+      "120",
+      "--faults",
+      "latency=0-1",
+    ]);
+    expect(line.domain).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(line).toMatchObject({
+      baseUrl: `${line.domain}/api/v2`,
+      tokenUrl: `${line.domain}/oauth/token`,
+      audience: `${line.domain}/api/v2/`,
+      statsUrl: `${line.domain}/__tenant-api/stats`,
+      clientId: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
+      clientSecret: expect.any(String),
+      scopes: expect.arrayContaining(["update:clients", "delete:event_streams"]),
+      readOnly: { clientId: expect.any(String), clientSecret: expect.any(String) },
+    });
+    expect(line.clients).toContain(line.clientId);
+    expect(line.eventStreams).toHaveLength(2);
+    expect(line).not.toHaveProperty("caFile");
+
+    const api = { ...line };
+    const tokenAnswer = await callApi<{ expires_in: number }>(api, "POST", line.tokenUrl, {
+      json: {
+        grant_type: "client_credentials",
+        client_id: line.clientId,
+        client_secret: line.clientSecret,
+        audience: line.audience,
+      },
+    });
+    expect(tokenAnswer.body.expires_in).toBe(120);
+    const token = await fetchToken(api);
+    const client = await callApi(api, "GET", `/api/v2/clients/${line.clients[0]}`, { token });
+    expect(client.status).toBe(200);
+    expect(client.headers.get("x-ratelimit-limit")).toBe("10");
+    const stats = await callApi<{ api: number }>(api, "GET", line.statsUrl);
+    expect(stats.body.api).toBe(1);
+
+    // npm and npx run the bin through `sh -c`, which does not pass signals on: signal the server.
+    process.kill(line.pid, "SIGTERM");
+    expect((await exited).code).toBe(0);
+  });
+
+  it("exits 0 on SIGINT", async () => {
+    const { child, exited } = await startCli(process.execPath, [
+      TSX_CLI,
+      "test/tenant-api/cli.ts",
+      "--port",
+      "0",
+    ]);
+    child.kill("SIGINT");
+    expect((await exited).code).toBe(0);
+  });
+
+  describe("--seed FILE", () => {
+    let dir: string;
+
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), "tenant-api-seed-"));
+    });
+
+    afterAll(async () => {
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it("loads another tenant and adds the machine-to-machine clients it lacks", async () => {
+      const seedFile = join(dir, "seed.json");
+      await writeFile(
+        seedFile,
+        JSON.stringify({
+          tenant: "acme-dev",
+          pushProvider: "sns",
+          clients: [
+            {
+              client_id: "AcmeNativeApp00000000000000000001",
+              name: "Acme Native",
+              app_type: "native",
+            },
+          ],
+          eventStreams: ["est_AcmeStream000000000001"],
+        }),
+      );
+      const { child, line, exited } = await startCli(process.execPath, [
+        TSX_CLI,
+        "test/tenant-api/cli.ts",
+        "--port",
+        "0",
+        "--seed",
+        seedFile,
+      ]);
+      expect(line.tenant).toBe("acme-dev");
+      expect(line.clients[0]).toBe("AcmeNativeApp00000000000000000001");
+      expect(line.clients).toHaveLength(3);
+      expect(line.eventStreams).toEqual(["est_AcmeStream000000000001"]);
+      const token = await fetchToken(line);
+      const provider = await callApi(
+        line,
+        "GET",
+        "/api/v2/guardian/factors/push-notification/selected-provider",
+        { token },
+      );
+      expect(provider.body).toEqual({ provider: "sns" });
+      const native = await callApi(line, "GET", `/api/v2/clients/${line.clients[0]}`, { token });
+      expect(native.body).toMatchObject({ tenant: "acme-dev", app_type: "native", global: false });
+      child.kill("SIGTERM");
+      expect((await exited).code).toBe(0);
+    });
+
+    it("exits 1 naming every problem of an invalid seed file", async () => {
+      const seedFile = join(dir, "bad.json");
+      await writeFile(
+        seedFile,
+        JSON.stringify({ clients: [{ name: "<bad>" }], eventStreams: ["est_short"] }),
+      );
+      const { code, stderr } = await runCliToEnd(["--port", "0", "--seed", seedFile]);
+      expect(code).toBe(1);
+      expect(stderr).toContain("invalid seed: clients[0]");
+      expect(stderr).toContain("name: ");
+      expect(stderr).toContain(
+        "eventStreams[0] (est_short): must be exactly 26 characters (got 9)",
+      );
+    });
+  });
+
+  it("serves HTTPS with --tls, trusted only through the printed CA file, which it deletes on exit", async () => {
+    const { child, line, exited } = await startCli(process.execPath, [
+      TSX_CLI,
+      "test/tenant-api/cli.ts",
+      "--port",
+      "0",
+      "--tls",
+    ]);
+    expect(line.domain).toMatch(/^https:\/\/localhost:\d+$/);
+    const caFile = line.caFile ?? "";
+    expect(existsSync(caFile)).toBe(true);
+    const ca = await readFile(caFile, "utf8");
+    expect(await httpsGet(`${line.domain}/.well-known/jwks.json`, ca)).toBe(200);
+    await expect(httpsGet(`${line.domain}/.well-known/jwks.json`)).rejects.toMatchObject({
+      code: "SELF_SIGNED_CERT_IN_CHAIN",
+    });
+    child.kill("SIGTERM");
+    expect((await exited).code).toBe(0);
+    expect(existsSync(caFile)).toBe(false);
+  });
+
+  it("exits 2 with the usage for an argument it does not know", async () => {
+    const { code, stderr } = await runCliToEnd(["--prot", "0"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("Unknown option '--prot'");
+    expect(stderr).toContain("usage: tenant-api");
+  });
+
+  it("exits 2 for a fault spec it cannot read", async () => {
+    const { code, stderr } = await runCliToEnd(["--port", "0", "--faults", "error=2"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("faults: error must be a share from 0 to 1, got 2");
+  });
+});
+
+describe("parseCliArgs", () => {
+  it("turns the flags into startTenantApi options", () => {
+    expect(
+      parseCliArgs([
+        "--port",
+        "8080",
+        "--seed",
+        "s.json",
+        "--rate-limit",
+        "2",
+        "--burst",
+        "50",
+        "--faults",
+        "error=0.2,drop=0.05,latency=0-300",
+        "--token-ttl",
+        "60",
+        "--tls",
+      ]),
+    ).toEqual({
+      port: 8080,
+      host: undefined,
+      seed: "s.json",
+      rateLimit: { rate: 2, burst: 50 },
+      faults: "error=0.2,drop=0.05,latency=0-300",
+      tokenTtlSeconds: 60,
+      random: undefined,
+      tls: true,
+    });
+  });
+
+  it("refuses --burst without --rate-limit", () => {
+    expect(() => parseCliArgs(["--burst", "5"])).toThrow("--burst needs --rate-limit");
+  });
+
+  it("refuses a port that is not a number", () => {
+    expect(() => parseCliArgs(["--port", "http"])).toThrow(
+      '--port must be an integer of at least 0, got "http"',
+    );
+  });
+});
