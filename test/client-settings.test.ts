@@ -28,12 +28,12 @@ const web = (fields: Props): Props => ({ __name: "web", clientId: WEB, ...fields
 const wire = (id: string) => h.api.store.getClient(id) as Record<string, unknown>;
 
 /** The whole tenant with one client's listed wire fields taken out, to show nothing else moved. */
-function tenantWithout(state: TenantState, id: string, fields: string[]): unknown {
-  const copy = structuredClone(state) as unknown as { clients: Record<string, unknown>[] };
-  const clients = Array.isArray(copy.clients) ? copy.clients : Object.values(copy.clients);
-  for (const client of clients) {
-    if (client.client_id === id) for (const field of fields) delete client[field];
-  }
+function tenantWithout(state: TenantState, id: string, fields: string[]): TenantState {
+  const copy = structuredClone(state);
+  const client = copy.clients.find((c) => c.client_id === id) as
+    | Record<string, unknown>
+    | undefined;
+  for (const field of fields) delete client?.[field];
   return copy;
 }
 

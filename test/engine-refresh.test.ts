@@ -1,24 +1,26 @@
 import * as fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { type FileSpec, FixtureProject, runCli } from "./engine/fixture-project.js";
+import { projectTest } from "./engine/project-test.js";
 
 const a: FileSpec = { name: "a", path: "a.txt", content: "alpha" };
 const b: FileSpec = { name: "b", path: "b.txt", content: "beta" };
 
 describe("engine stand-in: refresh", () => {
-  let project: FixtureProject;
+  let template: FixtureProject;
+  const it = projectTest(() => template.clone());
 
-  beforeEach(async () => {
-    project = await FixtureProject.create();
-    await project.run("up", { files: [a, b] });
-    project.clearOps();
+  beforeAll(async () => {
+    template = await FixtureProject.create();
+    const result = await template.run("up", { files: [a, b] });
+    if (!result.ok) throw new Error(result.output);
   });
 
-  afterEach(async () => {
-    await project.cleanup();
+  afterAll(async () => {
+    await template.cleanup();
   });
 
-  it("reads every resource and reports nothing when nothing drifted", async () => {
+  it("reads every resource and reports nothing when nothing drifted", async ({ project }) => {
     const result = await project.run("refresh", { expectNoChanges: true });
 
     expect(result.ok, result.output).toBe(true);
@@ -31,7 +33,9 @@ describe("engine stand-in: refresh", () => {
     );
   });
 
-  it("reports an out-of-band change as drift, with the changed properties, and records it", async () => {
+  it("reports an out-of-band change as drift, with the changed properties, and records it", async ({
+    project,
+  }) => {
     fs.writeFileSync(project.file("a.txt"), "changed by hand");
 
     const result = await project.run("refresh");
@@ -46,7 +50,9 @@ describe("engine stand-in: refresh", () => {
     expect(state.resources.find((r) => r.name === "a")?.outputs.content).toBe("changed by hand");
   });
 
-  it("reports drift without writing the state when asked for a preview only", async () => {
+  it("reports drift without writing the state when asked for a preview only", async ({
+    project,
+  }) => {
     fs.writeFileSync(project.file("a.txt"), "changed by hand");
     const before = project.stateText();
 
@@ -58,7 +64,7 @@ describe("engine stand-in: refresh", () => {
     expect(project.stateText()).toBe(before);
   });
 
-  it("drops from the state a resource whose read returns an empty id", async () => {
+  it("drops from the state a resource whose read returns an empty id", async ({ project }) => {
     fs.rmSync(project.file("b.txt"));
 
     const result = await project.run("refresh");
@@ -71,7 +77,7 @@ describe("engine stand-in: refresh", () => {
     expect((await project.state()).resources.map((r) => r.name)).toEqual(["a"]);
   });
 
-  it("fails with --expect-no-changes when a refresh finds drift", async () => {
+  it("fails with --expect-no-changes when a refresh finds drift", async ({ project }) => {
     fs.writeFileSync(project.file("a.txt"), "changed by hand");
 
     const result = await project.run("refresh", { expectNoChanges: true, previewOnly: true });
@@ -80,7 +86,9 @@ describe("engine stand-in: refresh", () => {
     expect(result.error).toBe("no changes were expected but changes were proposed");
   });
 
-  it("exits non-zero from the command line with --expect-no-changes on drift", async () => {
+  it("exits non-zero from the command line with --expect-no-changes on drift", async ({
+    project,
+  }) => {
     fs.writeFileSync(project.file("a.txt"), "changed by hand");
 
     const cli = await runCli(
@@ -101,7 +109,9 @@ describe("engine stand-in: refresh", () => {
     expect(cli.stdout).toContain("error: no changes were expected but changes were proposed");
   });
 
-  it("exits zero from the command line with --expect-no-changes when nothing drifted", async () => {
+  it("exits zero from the command line with --expect-no-changes when nothing drifted", async ({
+    project,
+  }) => {
     const cli = await runCli(
       ["refresh", "--expect-no-changes", "--cwd", project.cwd, "--state-dir", project.stateDir],
       { env: project.env },

@@ -1,28 +1,30 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FileSpec, FixtureProject, runCli } from "./engine/fixture-project.js";
-import { runEngine } from "./engine/index.js";
+import { type EngineResult, runEngine } from "./engine/index.js";
+import { projectTest } from "./engine/project-test.js";
 import { crypterFromSalt, newEncryptionSalt } from "./engine/secrets.js";
 
 const SECRET = "hunter2-correct-horse";
 const secretFile: FileSpec = { name: "s", path: "s.txt", secretContent: true };
 const secretConfig = { "fixture:secret": { value: SECRET, secret: true } };
 
-describe("engine stand-in: secrets", () => {
+describe("engine stand-in: secrets in a deployed stack", () => {
   let project: FixtureProject;
+  let result: EngineResult;
 
-  beforeEach(async () => {
+  // One up, looked at from several sides.
+  beforeAll(async () => {
     project = await FixtureProject.create();
+    result = await project.run("up", { files: [secretFile], config: secretConfig });
   });
 
-  afterEach(async () => {
+  afterAll(async () => {
     await project.cleanup();
   });
 
   it("never writes a secret config value or an additionalSecretOutputs value in plaintext to the state", async () => {
-    const result = await project.run("up", { files: [secretFile], config: secretConfig });
-
     expect(result.ok, result.output).toBe(true);
     const token = project.ops().find((o) => o.op === "create")?.token;
     expect(typeof token).toBe("string");
@@ -37,9 +39,7 @@ describe("engine stand-in: secrets", () => {
     );
   });
 
-  it("prints secrets as [secret] and never their values", async () => {
-    const result = await project.run("up", { files: [secretFile], config: secretConfig });
-
+  it("prints secrets as [secret] and never their values", () => {
     expect(result.ok, result.output).toBe(true);
     const token = String(project.ops().find((o) => o.op === "create")?.token);
     expect(result.output).toContain('secret : "[secret]"');
@@ -49,26 +49,34 @@ describe("engine stand-in: secrets", () => {
     expect(result.diagnostics.join("\n")).not.toContain(SECRET);
   });
 
-  it("hands the provider host plain values, which it does not accept as secrets", async () => {
-    const result = await project.run("up", { files: [secretFile], config: secretConfig });
-
+  it("hands the provider host plain values, which it does not accept as secrets", () => {
     expect(result.ok, result.output).toBe(true);
     expect(fs.readFileSync(project.file("s.txt"), "utf8")).toBe(SECRET);
   });
 
-  it("keeps a secret output secret when the resource is updated", async () => {
-    await project.run("up", { files: [secretFile], config: secretConfig });
+  it("keeps the secrets secret when the resource is updated", async () => {
+    const token = String(project.ops().find((o) => o.op === "create")?.token);
+    const copy = await project.clone();
+    try {
+      const updated = await copy.run("up", {
+        files: [secretFile],
+        config: { "fixture:secret": { value: `${SECRET}-2`, secret: true } },
+      });
 
-    const result = await project.run("up", {
-      files: [secretFile],
-      config: { "fixture:secret": { value: `${SECRET}-2`, secret: true } },
-    });
-
-    expect(result.steps).toMatchObject([{ name: "s", op: "update" }]);
-    expect(project.stateText()).not.toContain(SECRET);
+      expect(updated.ok, updated.output).toBe(true);
+      expect(updated.steps).toMatchObject([{ name: "s", op: "update" }]);
+      expect(copy.stateText()).not.toContain(SECRET);
+      expect(copy.stateText()).not.toContain(token);
+    } finally {
+      await copy.cleanup();
+    }
   });
+});
 
-  it("writes `config set --secret` encrypted, and a run decrypts it", async () => {
+describe("engine stand-in: secrets in the stack file", () => {
+  const it = projectTest(() => FixtureProject.create());
+
+  it("writes `config set --secret` encrypted, and a run decrypts it", async ({ project }) => {
     const cli = await runCli(
       ["config", "set", "--secret", "fixture:secret", SECRET, "--cwd", project.cwd],
       { env: project.env },
@@ -84,7 +92,9 @@ describe("engine stand-in: secrets", () => {
     expect(fs.readFileSync(project.file("s.txt"), "utf8")).toBe(SECRET);
   });
 
-  it("fails with a clear message when the stack has secrets and no passphrase is set", async () => {
+  it("fails with a clear message when the stack has secrets and no passphrase is set", async ({
+    project,
+  }) => {
     await runCli(["config", "set", "--secret", "fixture:secret", SECRET, "--cwd", project.cwd], {
       env: project.env,
     });

@@ -278,6 +278,33 @@ describe("error bodies", () => {
     });
   });
 
+  it("answers a path that is not valid URL encoding with 400 invalid_uri", async () => {
+    const answer = await callApi(api, "GET", "/api/v2/clients/%E0%A4%A", { token });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message: "Path validation error: the path is not a valid URL",
+      errorCode: "invalid_uri",
+    });
+  });
+
+  it("answers a path parameter longer than 1000 characters with 414 invalid_uri", async () => {
+    const answer = await callApi(api, "GET", client("x".repeat(1001)), { token });
+    expect(answer.status).toBe(414);
+    expect(answer.body).toEqual({
+      statusCode: 414,
+      error: "URI Too Long",
+      message: "Path validation error: a path parameter is longer than 1000 characters",
+      errorCode: "invalid_uri",
+    });
+  });
+
+  it("answers an unknown route with 404 before looking at the token", async () => {
+    const answer = await callApi(api, "GET", "/api/v2/connections");
+    expect(answer.status).toBe(404);
+  });
+
   it("answers a method the route does not have with 404 not_found", async () => {
     const answer = await callApi(api, "POST", client(DEFAULT_SEED_IDS.spa), { token, json: {} });
     expect(answer.status).toBe(404);

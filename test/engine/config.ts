@@ -174,7 +174,8 @@ export async function loadStackConfig(
   );
 
   const values: Record<string, ConfigValue> = {};
-  for (const [k, v] of Object.entries(project.configDefaults)) values[k] = { value: v, secret: false };
+  for (const [k, v] of Object.entries(project.configDefaults))
+    values[k] = { value: v, secret: false };
   const raw: unknown = doc.toJS();
   const config = isRecord(raw) && isRecord(raw.config) ? raw.config : {};
   for (const [key, v] of Object.entries(config)) {

@@ -42,10 +42,7 @@ export function errorMessage(err: unknown): string {
 }
 
 /** Answers a unary call with the result of `work`, or with its error. */
-export function answer<Res>(
-  callback: grpc.sendUnaryData<Res>,
-  work: () => Promise<Res>,
-): void {
+export function answer<Res>(callback: grpc.sendUnaryData<Res>, work: () => Promise<Res>): void {
   work().then(
     (res) => callback(null, res),
     (err: unknown) =>
@@ -60,7 +57,9 @@ export function answer<Res>(
 /** A handler that answers UNIMPLEMENTED, for the RPCs the stand-in does not serve. */
 export function unimplemented<Req, Res>(name: string): grpc.handleUnaryCall<Req, Res> {
   return (_call, callback) =>
-    callback(rpcError(`${name} is not implemented by the engine stand-in`, grpc.status.UNIMPLEMENTED));
+    callback(
+      rpcError(`${name} is not implemented by the engine stand-in`, grpc.status.UNIMPLEMENTED),
+    );
 }
 
 /** A running gRPC server on a loopback port. */
@@ -74,7 +73,8 @@ export async function startServer(
   services: Array<[grpc.ServiceDefinition, grpc.UntypedServiceImplementation]>,
 ): Promise<RpcServer> {
   const server = new grpc.Server(channelOptions);
-  for (const [definition, implementation] of services) server.addService(definition, implementation);
+  for (const [definition, implementation] of services)
+    server.addService(definition, implementation);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
       err ? reject(err) : resolve(p),

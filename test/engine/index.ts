@@ -68,8 +68,7 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
       urn && !urn.includes(`::${STACK_TYPE}::`)
         ? `${displayType(urn.split("::")[2] ?? "")} (${urn.slice(urn.lastIndexOf("::") + 2)}): `
         : "";
-    const line =
-      source === "engine" ? `${severity}: ${where}${message}` : `${source}: ${message}`;
+    const line = source === "engine" ? `${severity}: ${where}${message}` : `${source}: ${message}`;
     // Debug lines (the SDK logs every serialized provider at debug) are events only.
     if (severity !== "debug") diagnostics.push(line);
     if (source === "engine" && (severity === "warning" || severity === "error")) shown.push(line);
@@ -178,9 +177,7 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
         onLine: (_stream, line) => log("program", "info", line),
       });
       if (program.pid !== undefined) emit({ type: "program", pid: program.pid });
-      const exit = await bounded(
-        Promise.race([program.exited, failed.then(() => undefined)]),
-      );
+      const exit = await bounded(Promise.race([program.exited, failed.then(() => undefined)]));
       if (d.failure) {
         await program.kill();
         await bounded(d.idle());

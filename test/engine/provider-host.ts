@@ -103,14 +103,22 @@ export class ProviderHost {
         options.signal?.addEventListener("abort", () =>
           reject(new Error("the dynamic-provider host start was aborted")),
         );
-        if (options.signal?.aborted) reject(new Error("the dynamic-provider host start was aborted"));
+        if (options.signal?.aborted)
+          reject(new Error("the dynamic-provider host start was aborted"));
         timer = setTimeout(
-          () => reject(new Error(`the dynamic-provider host printed no port within ${options.startTimeoutMs} ms`)),
+          () =>
+            reject(
+              new Error(
+                `the dynamic-provider host printed no port within ${options.startTimeoutMs} ms`,
+              ),
+            ),
           options.startTimeoutMs,
         );
       });
       if (!/^\d+$/.test(port) || pid === undefined) {
-        throw new Error(`the dynamic-provider host printed ${JSON.stringify(port)} instead of a port`);
+        throw new Error(
+          `the dynamic-provider host printed ${JSON.stringify(port)} instead of a port`,
+        );
       }
       const client = new provrpc.ResourceProviderClient(
         `127.0.0.1:${port}`,
@@ -139,7 +147,10 @@ export class ProviderHost {
     req.setAcceptresources(true);
     req.setSendsOldInputs(true);
     req.setSendsOldInputsToDelete(true);
-    await call<provproto.ConfigureRequest, provproto.ConfigureResponse>((r, cb) => this.client.configure(r, cb), req);
+    await call<provproto.ConfigureRequest, provproto.ConfigureResponse>(
+      (r, cb) => this.client.configure(r, cb),
+      req,
+    );
   }
 
   async check(ref: ResourceRef, olds: PropertyMap, news: PropertyMap): Promise<CheckAnswer> {
@@ -147,10 +158,15 @@ export class ProviderHost {
     req.setUrn(ref.urn).setName(ref.name).setType(ref.type);
     req.setOlds(toStruct(olds));
     req.setNews(toStruct(news));
-    const res = await call<provproto.CheckRequest, provproto.CheckResponse>((r, cb) => this.client.check(r, cb), req);
+    const res = await call<provproto.CheckRequest, provproto.CheckResponse>(
+      (r, cb) => this.client.check(r, cb),
+      req,
+    );
     return {
       inputs: fromStruct(res.getInputs()),
-      failures: res.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })),
+      failures: res
+        .getFailuresList()
+        .map((f) => ({ property: f.getProperty(), reason: f.getReason() })),
     };
   }
 
@@ -168,7 +184,10 @@ export class ProviderHost {
     req.setNews(toStruct(news));
     req.setOldInputs(toStruct(oldInputs));
     req.setIgnorechangesList(ignoreChanges);
-    const res = await call<provproto.DiffRequest, provproto.DiffResponse>((r, cb) => this.client.diff(r, cb), req);
+    const res = await call<provproto.DiffRequest, provproto.DiffResponse>(
+      (r, cb) => this.client.diff(r, cb),
+      req,
+    );
     const kinds = provproto.DiffResponse.DiffChanges;
     const changes = res.getChanges();
     return {
@@ -180,11 +199,17 @@ export class ProviderHost {
     };
   }
 
-  async create(ref: ResourceRef, properties: PropertyMap): Promise<{ id: string; properties: PropertyMap }> {
+  async create(
+    ref: ResourceRef,
+    properties: PropertyMap,
+  ): Promise<{ id: string; properties: PropertyMap }> {
     const req = new provproto.CreateRequest();
     req.setUrn(ref.urn).setName(ref.name).setType(ref.type);
     req.setProperties(toStruct(properties));
-    const res = await call<provproto.CreateRequest, provproto.CreateResponse>((r, cb) => this.client.create(r, cb), req);
+    const res = await call<provproto.CreateRequest, provproto.CreateResponse>(
+      (r, cb) => this.client.create(r, cb),
+      req,
+    );
     return { id: res.getId(), properties: fromStruct(res.getProperties()) };
   }
 
@@ -198,7 +223,10 @@ export class ProviderHost {
     req.setUrn(ref.urn).setName(ref.name).setType(ref.type).setId(id);
     req.setProperties(toStruct(properties));
     req.setInputs(toStruct(inputs));
-    const res = await call<provproto.ReadRequest, provproto.ReadResponse>((r, cb) => this.client.read(r, cb), req);
+    const res = await call<provproto.ReadRequest, provproto.ReadResponse>(
+      (r, cb) => this.client.read(r, cb),
+      req,
+    );
     const readInputs = res.getInputs();
     return {
       id: res.getId(),
@@ -219,11 +247,19 @@ export class ProviderHost {
     req.setOlds(toStruct(olds));
     req.setNews(toStruct(news));
     req.setOldInputs(toStruct(oldInputs));
-    const res = await call<provproto.UpdateRequest, provproto.UpdateResponse>((r, cb) => this.client.update(r, cb), req);
+    const res = await call<provproto.UpdateRequest, provproto.UpdateResponse>(
+      (r, cb) => this.client.update(r, cb),
+      req,
+    );
     return { properties: fromStruct(res.getProperties()) };
   }
 
-  async delete(ref: ResourceRef, id: string, properties: PropertyMap, oldInputs: PropertyMap): Promise<void> {
+  async delete(
+    ref: ResourceRef,
+    id: string,
+    properties: PropertyMap,
+    oldInputs: PropertyMap,
+  ): Promise<void> {
     const req = new provproto.DeleteRequest();
     req.setUrn(ref.urn).setName(ref.name).setType(ref.type).setId(id);
     req.setProperties(toStruct(properties));

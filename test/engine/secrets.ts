@@ -88,7 +88,10 @@ export async function newEncryptionSalt(
  * The crypter for an existing `encryptionsalt`; fails with Pulumi's wording when the passphrase
  * does not decrypt the check word.
  */
-export async function crypterFromSalt(passphrase: string, encryptionsalt: string): Promise<Crypter> {
+export async function crypterFromSalt(
+  passphrase: string,
+  encryptionsalt: string,
+): Promise<Crypter> {
   const match = /^v1:([^:]+):(v1:[^:]+:[^:]+)$/.exec(encryptionsalt);
   if (!match?.[1] || !match[2]) {
     throw new Error(`malformed encryptionsalt: ${encryptionsalt.slice(0, 12)}...`);

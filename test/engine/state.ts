@@ -117,10 +117,7 @@ function decryptDeep(v: unknown, crypter: Crypter | undefined): PropertyValue {
   return out;
 }
 
-function mapResource(
-  r: ResourceState,
-  f: (m: PropertyMap) => PropertyMap,
-): ResourceState {
+function mapResource(r: ResourceState, f: (m: PropertyMap) => PropertyMap): ResourceState {
   return { ...r, inputs: f(r.inputs), outputs: f(r.outputs) };
 }
 

@@ -15,12 +15,7 @@
  * - the first failed step fails the run: `onFailure` is told at once so the program can be killed.
  */
 import type { ConfigValue } from "./config.js";
-import type {
-  MonitorHandler,
-  ReadRequest,
-  RegisterAnswer,
-  RegisterRequest,
-} from "./monitor.js";
+import type { MonitorHandler, ReadRequest, RegisterAnswer, RegisterRequest } from "./monitor.js";
 import {
   annotateSecrets,
   applyIgnoreChanges,
@@ -93,7 +88,8 @@ function pick(m: PropertyMap, keys: readonly string[]): PropertyMap {
 /** The type as Pulumi users read it: `pulumi-nodejs:dynamic/tenant:X` shows as `tenant:X`. */
 export function displayType(type: string): string {
   if (type.startsWith(`${DYNAMIC_PREFIX}/`)) return type.slice(DYNAMIC_PREFIX.length + 1);
-  if (type.startsWith(`${DYNAMIC_PREFIX}:`)) return `dynamic:${type.slice(DYNAMIC_PREFIX.length + 1)}`;
+  if (type.startsWith(`${DYNAMIC_PREFIX}:`))
+    return `dynamic:${type.slice(DYNAMIC_PREFIX.length + 1)}`;
   return type;
 }
 
@@ -184,7 +180,8 @@ export class Deployment implements MonitorHandler {
   }
 
   private assertRunning(): void {
-    if (this.failure) throw new RunFailed(`the ${this.o.command} has failed: ${this.failure.message}`);
+    if (this.failure)
+      throw new RunFailed(`the ${this.o.command} has failed: ${this.failure.message}`);
   }
 
   private track<T>(p: Promise<T>): Promise<T> {
@@ -298,10 +295,7 @@ export class Deployment implements MonitorHandler {
       this.timings.checkMs.push(performance.now() - t0);
       if (res.failures.length > 0) {
         const lines = res.failures.map((f) => `  ${f.property}: ${f.reason}`);
-        throw this.fail(
-          this.newStep(urn, req.type, planned),
-          `check failed:\n${lines.join("\n")}`,
-        );
+        throw this.fail(this.newStep(urn, req.type, planned), `check failed:\n${lines.join("\n")}`);
       }
       checked = annotateSecrets(res.inputs, news);
     } catch (err) {
@@ -347,7 +341,9 @@ export class Deployment implements MonitorHandler {
       if (changes && req.replaceOnChanges.length > 0) {
         const forced = req.replaceOnChanges.includes("*")
           ? changed
-          : changed.filter((k) => req.replaceOnChanges.some((p) => p === k || p.startsWith(`${k}.`)));
+          : changed.filter((k) =>
+              req.replaceOnChanges.some((p) => p === k || p.startsWith(`${k}.`)),
+            );
         replaces = [...new Set([...replaces, ...forced])];
       }
       if (replaces.length > 0) {
@@ -380,7 +376,10 @@ export class Deployment implements MonitorHandler {
     if (op === "same" && old) {
       if (!this.o.dryRun) {
         const next = entry(old.id ?? "", old.outputs);
-        if (!deepEqual(old.inputs, next.inputs) || old.dependencies.join() !== next.dependencies.join()) {
+        if (
+          !deepEqual(old.inputs, next.inputs) ||
+          old.dependencies.join() !== next.dependencies.join()
+        ) {
           this.o.state.upsert(next, old);
           await this.o.state.checkpoint();
         }
@@ -519,7 +518,8 @@ export class Deployment implements MonitorHandler {
     const doomed = this.o.state.all().filter((r) => r.delete || !this.registered.has(r.urn));
     if (doomed.length === 0) return;
     if (this.o.dryRun) {
-      for (const r of sortByDependencies(doomed).reverse()) this.finish(this.newStep(r.urn, r.type, "delete"));
+      for (const r of sortByDependencies(doomed).reverse())
+        this.finish(this.newStep(r.urn, r.type, "delete"));
       return;
     }
     await this.deleteAll(doomed);
@@ -532,7 +532,12 @@ export class Deployment implements MonitorHandler {
       throw new Error("the resource is protected; unprotect it (protect: false) to delete it");
     }
     if (!r.custom || r.external || r.retainOnDelete || !host) return;
-    await host.delete(this.ref(r), r.id ?? "", stripSecretsMap(r.outputs), stripSecretsMap(r.inputs));
+    await host.delete(
+      this.ref(r),
+      r.id ?? "",
+      stripSecretsMap(r.outputs),
+      stripSecretsMap(r.inputs),
+    );
   }
 
   private async deleteAll(resources: readonly ResourceState[]): Promise<void> {

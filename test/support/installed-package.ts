@@ -21,9 +21,11 @@ export interface InstalledProject {
  * into a new project in the temp directory, with `npm install --offline`: the dependencies come from
  * the npm cache that `npm ci` filled, so no network is used, and a dependency missing from
  * package.json fails here as it would for a user. The build must be current (`npm test` builds
- * first).
+ * first). `extra` names more packages to install alongside (from the cache too).
  */
-export async function installPackedPackage(): Promise<InstalledProject> {
+export async function installPackedPackage(
+  extra: readonly string[] = [],
+): Promise<InstalledProject> {
   const dir = await mkdtemp(join(tmpdir(), "tenant-user-project-"));
   const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", dir], {
     cwd: REPO_ROOT,

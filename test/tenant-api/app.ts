@@ -6,7 +6,12 @@
 
 import { setTimeout as delay } from "node:timers/promises";
 import formbody from "@fastify/formbody";
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
 import { areaOf, isLoopback, pathOf, type ServerContext, setPrincipal } from "./context.js";
 import { registerControlRoutes } from "./control-routes.js";
 import { ApiError, defaultErrorCode, OAuthError, reasonPhrase } from "./errors.js";
@@ -32,8 +37,20 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
     logger: false,
     // A restart or stop must not wait for the keep-alive connections of the clients under test.
     forceCloseConnections: true,
-    routerOptions: { ignoreTrailingSlash: true },
-  } as const;
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    // Failures the router meets before any route or hook (an undecodable path, an overlong id)
+    // would otherwise come out in Fastify's own shape.
+    // They skip the hooks, so they are counted here.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const statusCode = error.statusCode ?? 400;
+      const message =
+        error.code === "FST_ERR_MAX_PARAM_LENGTH"
+          ? "Path validation error: a path parameter is longer than 1000 characters"
+          : "Path validation error: the path is not a valid URL";
+      context.stats.record(request.method, pathOf(request.url).slice(0, 200), statusCode);
+      reply.code(statusCode).send(new ApiError(statusCode, "invalid_uri", message).toBody());
+    },
+  };
   // Fastify types an HTTPS instance apart from an HTTP one although the routes and hooks used here
   // are the same; this file only needs the common surface.
   const app = (tls === undefined

@@ -63,6 +63,7 @@ const REASON_PHRASES: Readonly<Record<number, string>> = {
   408: "Request Timeout",
   409: "Conflict",
   413: "Payload Too Large",
+  414: "URI Too Long",
   415: "Unsupported Media Type",
   429: "Too Many Requests",
   500: "Internal Server Error",
@@ -90,6 +91,8 @@ export function defaultErrorCode(statusCode: number): ManagementErrorCode {
       return "not_found";
     case 413:
       return "payload_too_large";
+    case 414:
+      return "invalid_uri";
     case 415:
       return "unsupported_media_type";
     case 429:

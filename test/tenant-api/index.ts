@@ -5,7 +5,14 @@
  */
 
 export { buildApp, type TlsOptions } from "./app.js";
-export { type MintOptions, type Principal, TokenAuthority } from "./auth.js";
+export {
+  type JWTPayload,
+  loadJose,
+  type MintOptions,
+  type Principal,
+  requireScope,
+  TokenAuthority,
+} from "./auth.js";
 export {
   applyClientPatch,
   clientResponseDefaults,

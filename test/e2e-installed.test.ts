@@ -1,0 +1,59 @@
+import { copyFile, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { readState, stateFilePath } from "./engine/index.js";
+import { example, type Stack, startStack, tenantExampleConfig } from "./support/e2e.js";
+import { type InstalledProject, installPackedPackage } from "./support/installed-package.js";
+import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
+
+/**
+ * As a user meets the package: `npm pack`, installed into a fresh Pulumi project outside the
+ * repository, with the tenant example copied in. The serialized providers must load the installed
+ * package, not the repository's sources.
+ */
+describe("the packed package installed in a user's project", () => {
+  let project: InstalledProject;
+  let s: Stack | undefined;
+  beforeAll(async () => {
+    project = await installPackedPackage(["typescript@~5.9.3"]);
+    for (const file of ["index.ts", "Pulumi.yaml"]) {
+      await copyFile(join(example("tenant"), file), join(project.dir, file));
+    }
+    const manifest = JSON.parse(await readFile(join(project.dir, "package.json"), "utf8"));
+    await writeFile(
+      join(project.dir, "package.json"),
+      JSON.stringify({ ...manifest, main: "index.ts" }, null, 2),
+    );
+  }, 300_000);
+  afterEach(async () => {
+    await s?.stop();
+    s = undefined;
+  });
+  afterAll(async () => {
+    await project?.remove();
+  });
+
+  it("previews and applies the tenant example", async () => {
+    s = await startStack(project.dir, tenantExampleConfig());
+    expect((await s.run("preview")).ok).toBe(true);
+    const up = await s.run("up");
+    expect(up.error).toBeUndefined();
+    expect(s.api.store.getProvider()).toBe("sns");
+    expect(s.api.store.eventStreamExists(DEFAULT_SEED_IDS.webhookStream)).toBe(false);
+  });
+
+  it("stores a provider of under 1 KB that requires the installed package by name", async () => {
+    s = await startStack(project.dir, tenantExampleConfig());
+    expect((await s.run("up")).ok).toBe(true);
+    const state = await readState(stateFilePath(s.stateDir, s.stack), {
+      passphrase: "e2e-passphrase",
+    });
+    const tenantResources = state.resources.filter((r) => r.type.includes("dynamic/tenant:"));
+    expect(tenantResources).toHaveLength(5);
+    for (const resource of tenantResources) {
+      const provider = String(resource.outputs.__provider);
+      expect(provider).toMatch(/require\("pulumi-tenant\/shims\/[a-z-]+"\)/);
+      expect(Buffer.byteLength(provider)).toBeLessThan(1024);
+    }
+  });
+});

@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { clientsFile, example, type Stack, startStack } from "./support/e2e.js";
+import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
+
+const PORTAL = DEFAULT_SEED_IDS.regularWeb;
+const PARTNER = DEFAULT_SEED_IDS.strictThirdParty;
+
+let s: Stack | undefined;
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await s?.stop();
+  s = undefined;
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+/** A stack of the clients-from-data example whose file holds `entries`. */
+async function stackOf(
+  entries: unknown[],
+): Promise<{ stack: Stack; write(e: unknown[]): Promise<void> }> {
+  let file = await clientsFile(entries);
+  cleanups.push(() => file.remove());
+  s = await startStack(example("clients-from-data"), {});
+  const stack = s;
+  const options = () => ({ config: { "clients-from-data:file": { value: file.path } } });
+  const wrapped: Stack = {
+    ...stack,
+    run: (command, extra = {}) => stack.run(command, { ...options(), ...extra }),
+  };
+  return {
+    stack: wrapped,
+    write: async (next) => {
+      file = await clientsFile(next);
+      cleanups.push(() => file.remove());
+    },
+  };
+}
+
+describe("refusals before anything is sent", () => {
+  it("fails the preview of a thirdPartySecurityMode change with the message, sending nothing", async () => {
+    const partner = (mode: string) => [
+      { name: "partner", clientId: PARTNER, settings: { thirdPartySecurityMode: mode, sso: true } },
+    ];
+    const { stack, write } = await stackOf(partner("strict"));
+    expect((await stack.run("up")).ok).toBe(true);
+    await write(partner("permissive"));
+    stack.api.resetStats();
+
+    const preview = await stack.run("preview");
+    expect(preview.ok).toBe(false);
+    expect(preview.output).toContain(
+      `ClientSettings "partner": thirdPartySecurityMode of client ${PARTNER} cannot change from "strict" to "permissive": ` +
+        "the platform fixes it when the client is created.",
+    );
+    expect(stack.api.stats().api).toBe(0);
+  });
+
+  it("fails the preview of invalid inputs, naming every property, sending nothing", async () => {
+    const { stack } = await stackOf([
+      {
+        name: "portal",
+        clientId: PORTAL,
+        settings: {
+          callbacks: ["https://portal.example.com/cb", "portal/cb"],
+          description: "x".repeat(141),
+          jwtConfiguration: { lifetimeInSaconds: 3600 },
+        },
+      },
+    ]);
+    const preview = await stack.run("preview");
+    expect(preview.ok).toBe(false);
+    expect(preview.output).toContain("callbacks[1]");
+    expect(preview.output).toContain("description: must be at most 140 characters (got 141)");
+    expect(preview.output).toContain(
+      'jwtConfiguration.lifetimeInSaconds: is not a known property; did you mean "lifetimeInSeconds"?',
+    );
+    expect(stack.api.stats().api).toBe(0);
+    expect(stack.writes()).toBe(0);
+  });
+});
