@@ -568,13 +568,13 @@ export class Deployment implements MonitorHandler {
   /** Refresh: read every resource in state and record the drift. */
   async refresh(): Promise<void> {
     const entries = this.o.state.all().filter((r) => r.custom);
-    const steps = new Map(entries.map((r) => [r, this.newStep(r.urn, r.type, "refresh")]));
+    // Steps are listed in state order, whatever order the reads finish in.
+    for (const r of entries) this.sequenced(r.urn);
     await Promise.all(
       entries.map((r) =>
         this.limiter.run(async () => {
-          const step = steps.get(r);
-          if (!step || this.failure) return;
-          await this.refreshOne(r, step);
+          if (this.failure) return;
+          await this.refreshOne(r, this.newStep(r.urn, r.type, "refresh"));
         }),
       ),
     );

@@ -82,6 +82,7 @@ export type LogSeverity = "debug" | "info" | "warning" | "error";
 
 /** Progress reported to {@link EngineOptions.onEvent}. */
 export type EngineEvent =
+  /** A step's operation is decided and it starts (refresh: its read starts, op `refresh`). */
   | { type: "step-start"; urn: string; op: StepOp }
   | { type: "step-end"; step: StepResult }
   | { type: "provider-host"; pid: number }
