@@ -22,7 +22,6 @@ export const ErrorCodes = {
   timeout: "ERR_TENANT_TIMEOUT",
   validation: "ERR_TENANT_VALIDATION",
   immutable: "ERR_TENANT_IMMUTABLE",
-  partial: "ERR_TENANT_PARTIALLY_APPLIED",
 } as const;
 
 /** One of {@link ErrorCodes}. */
@@ -155,13 +154,4 @@ export class TenantValidationError extends TenantError {
 export class ImmutableFieldError extends TenantError {
   override readonly name = "ImmutableFieldError";
   readonly code = ErrorCodes.immutable;
-}
-
-/**
- * An operation made some of its changes and then failed. The message says what was applied and
- * what was not, so that nobody has to guess the tenant's state; `cause` is the failure.
- */
-export class PartiallyAppliedError extends TenantError {
-  override readonly name = "PartiallyAppliedError";
-  readonly code = ErrorCodes.partial;
 }

@@ -18,7 +18,6 @@ export {
   type ErrorCode,
   ErrorCodes,
   ImmutableFieldError,
-  PartiallyAppliedError,
   TenantApiError,
   TenantAuthError,
   TenantConfigError,

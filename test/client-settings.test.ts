@@ -24,7 +24,7 @@ afterEach(async () => {
   await h.stop();
 });
 
-const web = (fields: Props): Props => ({ __name: "web", clientId: WEB, ...fields });
+const web = (fields: Props): Props => ({ __resourceName: "web", clientId: WEB, ...fields });
 const wire = (id: string) => h.api.store.getClient(id) as Record<string, unknown>;
 
 /** The whole tenant with one client's listed wire fields taken out, to show nothing else moved. */
@@ -58,7 +58,7 @@ describe("ClientSettings create", () => {
     });
     expect(id).toBe(WEB);
     expect(outs).toEqual({
-      __name: "web",
+      __resourceName: "web",
       clientId: WEB,
       description: "Portal",
       callbacks: ["https://a.example/cb"],
@@ -85,7 +85,7 @@ describe("ClientSettings create", () => {
 
   it("refuses a thirdPartySecurityMode that differs from the client's, before any PATCH", async () => {
     const failure = h.clients.create({
-      __name: "partner",
+      __resourceName: "partner",
       clientId: PARTNER,
       thirdPartySecurityMode: "permissive",
       sso: true,
@@ -101,7 +101,7 @@ describe("ClientSettings create", () => {
 
   it("accepts a thirdPartySecurityMode equal to the client's and does not send it", async () => {
     await h.clients.create({
-      __name: "partner",
+      __resourceName: "partner",
       clientId: PARTNER,
       thirdPartySecurityMode: "strict",
       sso: true,
@@ -123,7 +123,7 @@ describe("ClientSettings create", () => {
 
   it("accepts post_login_prompt on a client that is OIDC conformant", async () => {
     await h.clients.create({
-      __name: "spa",
+      __resourceName: "spa",
       clientId: SPA,
       organizationUsage: "require",
       organizationRequireBehavior: "post_login_prompt",
@@ -132,7 +132,7 @@ describe("ClientSettings create", () => {
   });
 
   it("fails with the platform's 404 for a client that does not exist", async () => {
-    const failure = h.clients.create({ __name: "ghost", clientId: "nope", sso: true });
+    const failure = h.clients.create({ __resourceName: "ghost", clientId: "nope", sso: true });
     await expect(failure).rejects.toBeInstanceOf(TenantApiError);
     await expect(failure).rejects.toThrow(
       /^ClientSettings "ghost": GET \/clients\/nope failed with 404 inexistent_client: /,
@@ -166,7 +166,9 @@ describe("ClientSettings diff", () => {
 
   it("replaces the resource when the client id changes", async () => {
     const { outs } = await create({ sso: true });
-    expect(await h.clients.diff(WEB, outs, { __name: "web", clientId: SPA, sso: true })).toEqual({
+    expect(
+      await h.clients.diff(WEB, outs, { __resourceName: "web", clientId: SPA, sso: true }),
+    ).toEqual({
       changes: true,
       replaces: ["clientId"],
       deleteBeforeReplace: false,
@@ -175,13 +177,13 @@ describe("ClientSettings diff", () => {
 
   it("throws, naming the client and both values, when thirdPartySecurityMode changes", async () => {
     const { outs } = await h.clients.create({
-      __name: "partner",
+      __resourceName: "partner",
       clientId: PARTNER,
       thirdPartySecurityMode: "strict",
     });
     await expect(
       h.clients.diff(PARTNER, outs, {
-        __name: "partner",
+        __resourceName: "partner",
         clientId: PARTNER,
         thirdPartySecurityMode: "permissive",
       }),
@@ -345,8 +347,8 @@ describe("ClientSettings under failures", () => {
     h = await startHarness({ rateLimit: { rate: 20, burst: 1 } });
     await Promise.all([
       create({ sso: true }),
-      h.clients.create({ __name: "spa", clientId: SPA, sso: true }),
-      h.clients.create({ __name: "partner", clientId: PARTNER, sso: true }),
+      h.clients.create({ __resourceName: "spa", clientId: SPA, sso: true }),
+      h.clients.create({ __resourceName: "partner", clientId: PARTNER, sso: true }),
     ]);
     expect([wire(WEB).sso, wire(SPA).sso, wire(PARTNER).sso]).toEqual([true, true, true]);
   });
@@ -373,7 +375,7 @@ describe("ClientSettings restoring values the API would refuse as they are", () 
   it("restores an empty organizationDiscoveryMethods list as null", async () => {
     h.api.store.putClient({ ...wire(SPA), organization_discovery_methods: [] } as never);
     const { outs } = await h.clients.create({
-      __name: "spa",
+      __resourceName: "spa",
       clientId: SPA,
       organizationDiscoveryMethods: ["email"],
     });

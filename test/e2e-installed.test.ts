@@ -49,7 +49,7 @@ describe("the packed package installed in a user's project", () => {
       passphrase: "e2e-passphrase",
     });
     const tenantResources = state.resources.filter((r) => r.type.includes("dynamic/tenant:"));
-    expect(tenantResources).toHaveLength(5);
+    expect(tenantResources).toHaveLength(4);
     for (const resource of tenantResources) {
       const provider = String(resource.outputs.__provider);
       expect(provider).toMatch(/require\("pulumi-tenant\/shims\/[a-z-]+"\)/);

@@ -30,7 +30,7 @@ describe("the tenant example through Pulumi's runtime", () => {
   it("previews every resource as a create and sends nothing to the tenant", async () => {
     const result = await s.run("preview");
     expect(result.ok).toBe(true);
-    expect(result.counts.create).toBe(5);
+    expect(result.counts.create).toBe(4);
     expect(s.api.stats().api).toBe(0);
     expect(s.api.store.snapshot()).toEqual(before);
   });

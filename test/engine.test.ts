@@ -48,7 +48,7 @@ describe("engine stand-in: a new stack", () => {
       ["b", "b.txt"],
     ]);
     // b was created with a's digest, known by then.
-    expect(fs.readFileSync(project.file("b.txt"), "utf8")).toBe(state.outputs.digests?.a);
+    expect(fs.readFileSync(project.file("b.txt"), "utf8")).toBe(state.resources[0]?.outputs.digest);
     expect(result.output).toMatch(/Updating \(dev\):\n \+ {2}fixture:File {2}a {2}created/);
   });
 

@@ -11,7 +11,7 @@ afterEach(async () => {
 });
 
 const stream = DEFAULT_SEED_IDS.webhookStream;
-const named = { __name: "old-webhook" };
+const named = { __resourceName: "old-webhook" };
 
 describe("EventStreamDeletion against the local tenant API", () => {
   it("deletes the event stream on create", async () => {

@@ -10,7 +10,7 @@ afterEach(async () => {
   await h.stop();
 });
 
-const named = { __name: "push" };
+const named = { __resourceName: "push" };
 
 describe("PushProviderSelection against the local tenant API", () => {
   it("selects the provider on create and remembers the one selected before", async () => {

@@ -11,11 +11,12 @@ import { checkInputs, type ResourceKind } from "../schema/index.js";
 import type { TenantProvider } from "../shims/make-shim.js";
 
 /**
- * The hidden input that carries the resource's logical name into the provider. The dynamic
+ * The hidden input that carries the resource's logical name into the provider (not `__name`,
+ * which Pulumi's own Resource class uses). The dynamic
  * provider protocol passes no URN to check/create/update/delete, and an error that says
  * `ClientSettings "web"` is worth a lot more than one that says `ClientSettings`.
  */
-export const NAME_KEY = "__name";
+export const NAME_KEY = "__resourceName";
 
 /** The property the engine's dynamic-provider host adds to every resource. */
 export const PROVIDER_KEY = "__provider";

@@ -70,7 +70,8 @@ export async function main(argv: string[]): Promise<number> {
         secret: values.secret === true,
         passphrase,
       });
-      console.log(`set ${key} in ${path.relative(base, file) || file}`);
+      const shown = path.relative(base, file);
+      console.log(`set ${key} in ${shown.startsWith("..") ? file : shown}`);
       return 0;
     }
     if (verb === "get" && key !== undefined && rest.length === 2) {

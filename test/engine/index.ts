@@ -54,6 +54,7 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
   const diagnostics: string[] = [];
   const shown: string[] = [];
   const errors: string[] = [];
+  let programStderr: string[] = [];
   const emit = (e: EngineEvent): void => {
     try {
       options.onEvent?.(e);
@@ -62,6 +63,9 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
     }
   };
   const log = (source: LogSource, severity: LogSeverity, text: string, urn?: string): void => {
+    // The SDK's debug lines carry every serialized provider and every RPC answer, secrets in
+    // plaintext included: they are dropped, not stored nor reported.
+    if (severity === "debug") return;
     // The SDK colours stack traces even into a pipe; escape codes make assertions and logs noisy.
     const message = stripVTControlCharacters(text);
     const where =
@@ -69,8 +73,7 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
         ? `${displayType(urn.split("::")[2] ?? "")} (${urn.slice(urn.lastIndexOf("::") + 2)}): `
         : "";
     const line = source === "engine" ? `${severity}: ${where}${message}` : `${source}: ${message}`;
-    // Debug lines (the SDK logs every serialized provider at debug) are events only.
-    if (severity !== "debug") diagnostics.push(line);
+    diagnostics.push(line);
     if (source === "engine" && (severity === "warning" || severity === "error")) shown.push(line);
     if (source === "engine" && severity === "error") errors.push(message);
     emit({ type: "log", severity, message, source, ...(urn ? { urn } : {}) });
@@ -174,7 +177,10 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
         parallel,
         config: config.values,
         env,
-        onLine: (_stream, line) => log("program", "info", line),
+        onLine: (stream, line) => {
+          if (stream === "stderr") programStderr = [...programStderr.slice(-19), line];
+          log("program", "info", line);
+        },
       });
       if (program.pid !== undefined) emit({ type: "program", pid: program.pid });
       const exit = await bounded(Promise.race([program.exited, failed.then(() => undefined)]));
@@ -188,7 +194,10 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
         error =
           errors.length > 0
             ? errors.join("\n")
-            : `the program exited with ${exit.signal ?? `code ${exit.code}`}`;
+            : [
+                `the program exited with ${exit.signal ?? `code ${exit.code}`}`,
+                ...programStderr.map(stripVTControlCharacters),
+              ].join("\n");
       }
     } else if (command === "refresh") {
       await bounded(d.refresh().catch(() => undefined));

@@ -74,14 +74,6 @@ export function containsSecrets(v: PropertyValue | undefined): boolean {
   return false;
 }
 
-/** True when `v` holds the unknown sentinel anywhere. */
-export function containsUnknowns(v: PropertyValue | undefined): boolean {
-  if (v === UNKNOWN) return true;
-  if (Array.isArray(v)) return v.some(containsUnknowns);
-  if (isObject(v)) return Object.values(v).some(containsUnknowns);
-  return false;
-}
-
 /**
  * Copies the secretness of `ins` onto `outs`, the engine's `annotateSecrets`: where both hold an
  * object under the same key it recurses (so one secret field does not taint a whole structure),

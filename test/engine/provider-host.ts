@@ -153,6 +153,7 @@ export class ProviderHost {
     );
   }
 
+  /** Check: validates `news` against `olds` (the old inputs); answers the inputs to use. */
   async check(ref: ResourceRef, olds: PropertyMap, news: PropertyMap): Promise<CheckAnswer> {
     const req = new provproto.CheckRequest();
     req.setUrn(ref.urn).setName(ref.name).setType(ref.type);
@@ -170,6 +171,7 @@ export class ProviderHost {
     };
   }
 
+  /** Diff: `olds` are the old outputs, `news` the checked inputs. */
   async diff(
     ref: ResourceRef,
     id: string,
@@ -199,6 +201,7 @@ export class ProviderHost {
     };
   }
 
+  /** Create: answers the new id and the outputs. */
   async create(
     ref: ResourceRef,
     properties: PropertyMap,
@@ -213,6 +216,7 @@ export class ProviderHost {
     return { id: res.getId(), properties: fromStruct(res.getProperties()) };
   }
 
+  /** Read: an empty id in the answer means the resource is gone. */
   async read(
     ref: ResourceRef,
     id: string,
@@ -235,6 +239,7 @@ export class ProviderHost {
     };
   }
 
+  /** Update: `olds` are the old outputs, `news` the checked inputs. */
   async update(
     ref: ResourceRef,
     id: string,
@@ -254,6 +259,7 @@ export class ProviderHost {
     return { properties: fromStruct(res.getProperties()) };
   }
 
+  /** Delete: `properties` are the resource's outputs. */
   async delete(
     ref: ResourceRef,
     id: string,

@@ -267,20 +267,20 @@ function hasSecret(m: PropertyMap): boolean {
 }
 
 /**
- * Reads a state file for assertions. Secret values are decrypted when a passphrase is given (or
- * `PULUMI_CONFIG_PASSPHRASE` is set), otherwise they read `"[secret]"`; either way
- * `secretPaths` lists where they were.
+ * Reads a state file for assertions. Secret values are decrypted with `passphrase` (default
+ * `PULUMI_CONFIG_PASSPHRASE`; a wrong one fails); without one, or with `decrypt: false`, they
+ * read `"[secret]"`. Either way `secretPaths` lists where they were.
  */
 export async function readState(
   stateFile: string,
-  options: { passphrase?: string } = {},
+  options: { passphrase?: string; decrypt?: boolean } = {},
 ): Promise<StackState> {
   const parsed = JSON.parse(await fs.promises.readFile(stateFile, "utf8")) as Checkpoint;
   const latest = parsed.checkpoint.latest;
   const passphrase = options.passphrase ?? process.env.PULUMI_CONFIG_PASSPHRASE;
   const salt = latest.secrets_providers?.state.salt;
   const crypter =
-    passphrase !== undefined && salt && hasCiphertext(latest.resources)
+    options.decrypt !== false && passphrase !== undefined && salt && hasCiphertext(latest.resources)
       ? await crypterFromSalt(passphrase, salt)
       : undefined;
   const resources = latest.resources.map((r): StateResource => {

@@ -376,8 +376,9 @@ export class Deployment implements MonitorHandler {
     if (op === "same" && old) {
       if (!this.o.dryRun) {
         const next = entry(old.id ?? "", old.outputs);
+        // Pulumi records a same step's new inputs (a value may have become secret, say).
         if (
-          !deepEqual(old.inputs, next.inputs) ||
+          JSON.stringify(old.inputs) !== JSON.stringify(next.inputs) ||
           old.dependencies.join() !== next.dependencies.join()
         ) {
           this.o.state.upsert(next, old);

@@ -87,6 +87,7 @@ export type EngineEvent =
   | { type: "step-end"; step: StepResult }
   | { type: "provider-host"; pid: number }
   | { type: "program"; pid: number }
+  /** A log line (the SDK's debug lines are dropped: they can hold secrets in plaintext). */
   | { type: "log"; severity: LogSeverity; message: string; urn?: string; source: LogSource };
 
 /** Where a log line came from. */

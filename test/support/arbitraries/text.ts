@@ -75,7 +75,7 @@ const freeScalar: fc.Arbitrary<unknown> = fc.oneof(
 /** Any JSON value, at most three levels deep, with plain objects. */
 export const freeJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
   value: fc.oneof(
-    { depthSize: "small", withCrossShrink: true },
+    { maxDepth: 3, withCrossShrink: true },
     freeScalar,
     fc.array(tie("value"), { maxLength: 3 }),
     fc.dictionary(freeKey, tie("value"), { maxKeys: 3, noNullPrototype: true }),
