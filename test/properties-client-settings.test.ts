@@ -91,7 +91,10 @@ describe("ClientSettings check on generated invalid inputs", () => {
     );
     expect(runs).toBe(INVALID_RUNS);
     const after = h.api.stats();
-    expect({ api: after.api, token: after.token }).toEqual({ api: before.api, token: before.token });
+    expect({ api: after.api, token: after.token }).toEqual({
+      api: before.api,
+      token: before.token,
+    });
   });
 
   it("generates mutations of every client field and of every kind", () => {
@@ -295,7 +298,11 @@ const SPEC_CONSTRAINTS: Constraint[] = [
     value: ["no_prompt", "pre_login_prompt", "post_login_prompt", null],
   },
   { path: "organizationDiscoveryMethods", keyword: "minItems", value: 1 },
-  { path: "organizationDiscoveryMethods[]", keyword: "enum", value: ["email", "organization_name"] },
+  {
+    path: "organizationDiscoveryMethods[]",
+    keyword: "enum",
+    value: ["email", "organization_name"],
+  },
   {
     path: "complianceLevel",
     keyword: "enum",
@@ -311,9 +318,17 @@ const SPEC_CONSTRAINTS: Constraint[] = [
   { path: "parRequestExpiry", keyword: "minimum", value: 10 },
   { path: "parRequestExpiry", keyword: "maximum", value: 600 },
   { path: "asyncApprovalNotificationChannels", keyword: "minItems", value: 1 },
-  { path: "asyncApprovalNotificationChannels[]", keyword: "enum", value: ["guardian-push", "email"] },
+  {
+    path: "asyncApprovalNotificationChannels[]",
+    keyword: "enum",
+    value: ["guardian-push", "email"],
+  },
   { path: "thirdPartySecurityMode", keyword: "enum", value: ["strict", "permissive"] },
-  { path: "redirectionPolicy", keyword: "enum", value: ["allow_always", "open_redirect_protection"] },
+  {
+    path: "redirectionPolicy",
+    keyword: "enum",
+    value: ["allow_always", "open_redirect_protection"],
+  },
   { path: "clientMetadata", keyword: "maxProperties", value: 10 },
   { path: "clientMetadata{}", keyword: "type", value: "string" },
   { path: "clientMetadata{}", keyword: "maxLength", value: 255 },

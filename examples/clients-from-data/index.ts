@@ -10,7 +10,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { ClientSettings, type ClientSettingsArgs } from "pulumi-tenant";
+import type { ClientSettingsArgs } from "pulumi-tenant";
+import { ClientSettings } from "pulumi-tenant";
 
 interface Entry {
   /** The resource name: stable, so renaming a client in the file does not replace it. */

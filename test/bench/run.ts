@@ -79,7 +79,7 @@ function sum(values: Iterable<number>): number {
 async function main(): Promise<void> {
   const started = Date.now();
   process.stdout.write("Packing and installing the package into a fresh project...\n");
-  const project = await installPackedPackage(["typescript@~5.9.3"]);
+  const project = await installPackedPackage(["typescript@~5.9.3", "ts-node@^10"]);
   const program = join(project.dir, "program");
   await mkdir(program);
   for (const file of ["index.ts", "Pulumi.yaml", "package.json"]) {
@@ -157,7 +157,8 @@ async function runSequence(
         "tenant:clientSecret": { value: api.clientSecret, secret: true },
         "clients-from-data:file": { value: dataFile },
       },
-      env: { PULUMI_CONFIG_PASSPHRASE: PASSPHRASE },
+      // Program type-checking (ts-node) is the program's cost, not the provider's: left out here.
+      env: { PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, PULUMI_NODEJS_TRANSPILE_ONLY: "true" },
     });
     const wallSeconds = (Date.now() - t0) / 1000;
     const stats = api.stats();
