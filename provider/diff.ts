@@ -23,7 +23,7 @@ export function matchesDeclared(live: unknown, declared: unknown): boolean {
   if (isUnknown(declared)) return false;
   if (isPlainObject(declared)) {
     if (!isPlainObject(live)) return false;
-    return Object.entries(declared).every(([key, value]) => matchesDeclared(live[key], value));
+    return Object.entries(declared).every(([key, value]) => matchesDeclared(own(live, key), value));
   }
   return isDeepStrictEqual(normalizeAbsent(live), normalizeAbsent(declared));
 }
@@ -36,7 +36,7 @@ export function matchesDeclared(live: unknown, declared: unknown): boolean {
 export function project(live: unknown, declared: unknown): unknown {
   if (isPlainObject(declared) && isPlainObject(live)) {
     return Object.fromEntries(
-      Object.entries(declared).map(([key, value]) => [key, project(live[key], value)]),
+      Object.entries(declared).map(([key, value]) => [key, project(own(live, key), value)]),
     );
   }
   return normalizeAbsent(live);
@@ -55,11 +55,19 @@ export function overlay(live: unknown, declared: unknown): unknown {
     return Object.fromEntries(
       [...keys].map((key) => [
         key,
-        Object.hasOwn(declared, key) ? overlay(live[key], declared[key]) : live[key],
+        Object.hasOwn(declared, key) ? overlay(own(live, key), declared[key]) : live[key],
       ]),
     );
   }
   return declared;
+}
+
+/**
+ * `object[key]` only when it is the object's own property: keys come from users' maps, and
+ * `toString` or `constructor` must not find the prototype's functions.
+ */
+function own(object: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
 function normalizeAbsent(value: unknown): unknown {

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { matchesDeclared } from "../provider/diff.js";
+import { NAME_KEY } from "../provider/resources/operation.js";
 import { fromWire, toWire } from "../provider/schema/index.js";
 import {
   type Constraint,
@@ -19,7 +20,9 @@ import { callApi, DEFAULT_SEED_IDS, fetchToken, type WireClient } from "./tenant
 /** How many generated inputs each property checks: the issue asks for at least these. */
 const INVALID_RUNS = 5000;
 const VALID_RUNS = 1000;
-/** Through the provider's own create (a GET and a PATCH each), fewer: the PATCHes above cover the wire. */
+/** Invalid inputs whose wire form is also sent to the tenant API, to see it refuse them too. */
+const API_INVALID_RUNS = 1000;
+/** Through the provider's create (a GET and a PATCH each): fewer, the PATCHes cover the wire. */
 const CREATE_RUNS = 150;
 
 /**
@@ -73,6 +76,30 @@ function notHeld(live: Inputs, declared: Inputs, neverNull: readonly string[]): 
     .map(([field]) => field);
 }
 
+/**
+ * Whether the API can see the mutation in the wire form, and must refuse it. It cannot when the
+ * mutation is in `clientId` (it travels in the path) or is a missing `clientId`; and it may accept,
+ * by design, two things `check` refuses: an unknown key with an underscore (the user wrote the
+ * wire's own spelling, `oidc_conformant`, which `check` refuses with a suggestion) and a null
+ * metadata value (on the wire, null removes a key; users write strings).
+ */
+function visibleOnTheWire(c: InvalidCase): boolean {
+  const last = c.path[c.path.length - 1];
+  if (c.field === "clientId" || (c.field === ROOT && c.kind !== "cross-field rule broken")) {
+    return false;
+  }
+  if (c.kind === "unknown property" && last?.key.includes("_")) return false;
+  const metadata = c.input.clientMetadata;
+  const isNullMetadataValue =
+    c.field === "clientMetadata" &&
+    c.path.length === 2 &&
+    last !== undefined &&
+    typeof metadata === "object" &&
+    metadata !== null &&
+    (metadata as Record<string, unknown>)[last.key] === null;
+  return !isNullMetadataValue;
+}
+
 describe("ClientSettings check on generated invalid inputs", () => {
   it("rejects 5,000 inputs with one mutation each at exactly the mutated property, without calling the API", async () => {
     const before = h.api.stats();
@@ -95,6 +122,30 @@ describe("ClientSettings check on generated invalid inputs", () => {
       api: before.api,
       token: before.token,
     });
+  });
+
+  it("has the tenant API refuse the wire form of 1,000 of them with 400, naming the same field", async () => {
+    const token = await fetchToken(h.api);
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(invalidClientSettings().filter(visibleOnTheWire), async (c) => {
+        runs += 1;
+        h.api.store.putClient(original);
+        const answer = await callApi<{ errorCode?: string; message?: string }>(
+          h.api,
+          "PATCH",
+          `/api/v2/clients/${TARGET}`,
+          { token, json: toWire("ClientSettings", c.input) },
+        );
+        expect(answer.status, answer.text).toBe(400);
+        expect(answer.body.errorCode).toBe("invalid_body");
+        // The wire path starts with the top-level field in the spec's spelling.
+        expect(answer.body.message).toContain(`${snakeCase(c.path[0]?.key ?? "")}`);
+      }),
+      { seed: PROPERTY_SEED, numRuns: API_INVALID_RUNS },
+    );
+    h.api.store.putClient(original);
+    expect(runs).toBe(API_INVALID_RUNS);
   });
 
   it("generates mutations of every client field and of every kind", () => {
@@ -136,6 +187,33 @@ describe("ClientSettings check and the tenant API on generated valid inputs", ()
     expect(runs).toBe(VALID_RUNS);
   });
 
+  it("generates valid inputs at the limits of spec section 8", () => {
+    const samples = fc.sample(validClientSettings(), { seed: PROPERTY_SEED, numRuns: VALID_RUNS });
+    const some = (test: (inputs: Inputs) => boolean) => samples.some(test);
+    const metadataOf = (inputs: Inputs) => (inputs.clientMetadata ?? {}) as Record<string, string>;
+    expect({
+      description140: some(
+        (i) => typeof i.description === "string" && [...i.description].length === 140,
+      ),
+      metadata10Keys: some((i) => Object.keys(metadataOf(i)).length === 10),
+      metadataKey255: some((i) => Object.keys(metadataOf(i)).some((k) => [...k].length === 255)),
+      metadataValue255: some((i) =>
+        Object.values(metadataOf(i)).some((v) => [...v].length === 255),
+      ),
+      parRequestExpiry10: some((i) => i.parRequestExpiry === 10),
+      parRequestExpiry600: some((i) => i.parRequestExpiry === 600),
+      postLoginPrompt: some((i) => i.organizationRequireBehavior === "post_login_prompt"),
+    }).toEqual({
+      description140: true,
+      metadata10Keys: true,
+      metadataKey255: true,
+      metadataValue255: true,
+      parRequestExpiry10: true,
+      parRequestExpiry600: true,
+      postLoginPrompt: true,
+    });
+  });
+
   it("maps 1,000 inputs to the wire and back unchanged", () => {
     fc.assert(
       fc.property(validClientSettings(), (inputs) => {
@@ -150,7 +228,7 @@ describe("ClientSettings check and the tenant API on generated valid inputs", ()
   it("creates 150 inputs through the provider, after which the client holds every declared value", async () => {
     await fc.assert(
       fc.asyncProperty(validClientSettings().map(sameModeAsTarget), async (generated) => {
-        const inputs = { ...generated, __name: "generated", clientId: TARGET };
+        const inputs = { ...generated, [NAME_KEY]: "generated", clientId: TARGET };
         h.api.store.putClient(original);
         await h.clients.create(inputs);
         const live = fromWire("ClientSettings", h.api.store.getClient(TARGET) as WireClient);

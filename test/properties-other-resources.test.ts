@@ -26,7 +26,7 @@ afterAll(async () => {
 
 type CheckFn = (news: Record<string, unknown>) => Promise<{ property: string; reason: string }[]>;
 
-/** Runs `check` on every generated invalid case and expects failures exactly at the mutated path. */
+/** Runs `check` on every generated invalid case; every failure must be at the mutated path. */
 async function expectEachRejectedAtItsPath(
   cases: fc.Arbitrary<InvalidCase>,
   check: CheckFn,

@@ -7,6 +7,7 @@ import {
   TenantError,
   TenantNetworkError,
   TenantTimeoutError,
+  TenantValidationError,
 } from "../errors.js";
 import { ClientCredentialsTokenSource, StaticTokenSource, type TokenSource } from "./auth.js";
 import { describeTransportFailure, isCanceled, isTimeout } from "./failures.js";
@@ -112,6 +113,7 @@ export class TenantApiClient {
    *   token could be had. All messages start with `context.resource`.
    */
   async call<T>(context: OperationContext, request: ApiRequest): Promise<ApiResponse<T>> {
+    const data = encodeBody(context, request);
     let renewed = false;
     for (;;) {
       const token = await this.token(context);
@@ -119,7 +121,7 @@ export class TenantApiClient {
         const response = await this.http.request<T>({
           method: request.method,
           url: request.path,
-          data: request.body,
+          data,
           headers: { authorization: `Bearer ${token}` },
           signal: context.signal,
           validateStatus: (status) =>
@@ -195,6 +197,23 @@ export class TenantApiClient {
     return new TenantTimeoutError(
       `${context.resource}: ${what} did not finish within the operation deadline of ` +
         `${Math.round(context.deadlineMs / 1000)} s (set tenant:operationTimeoutSeconds to change it)`,
+    );
+  }
+}
+
+/**
+ * The body as JSON text. Serialized here rather than by axios: axios deep-copies object bodies
+ * first, which silently drops `constructor`, `prototype` and `__proto__` keys (legal metadata keys)
+ * and overflows the stack on deeply nested values.
+ */
+function encodeBody(context: OperationContext, request: ApiRequest): string | undefined {
+  if (request.body === undefined) return undefined;
+  try {
+    return JSON.stringify(request.body);
+  } catch (error) {
+    throw new TenantValidationError(
+      `${context.resource}: the body of ${request.method} ${request.path} cannot be encoded as ` +
+        `JSON (${error instanceof Error ? error.message : String(error)}); nothing was sent`,
     );
   }
 }

@@ -47,8 +47,17 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 export function isRetryable(error: AxiosError): boolean {
   if (error.code === "ERR_CANCELED") return false;
   const status = error.response?.status;
-  if (status === undefined) return true;
+  if (status === undefined) return !isCertificateFailure(error);
   return status === 408 || status === 429 || status >= 500;
+}
+
+/**
+ * A TLS certificate the client does not trust will not be trusted on the next attempt either:
+ * retrying would only delay the error (and hide its cause behind a timeout).
+ */
+function isCertificateFailure(error: AxiosError): boolean {
+  const code = error.code ?? "";
+  return /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS/.test(code);
 }
 
 /**

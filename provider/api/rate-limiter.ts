@@ -177,7 +177,10 @@ export class TenantRateLimiter {
     this.schedule();
   }
 
-  /** One timer, for the moment the head of the queue can go; none when nobody waits. */
+  /**
+   * One timer, for the moment the head of the queue can go; none when nobody waits. It keeps the
+   * process alive on purpose: a request waiting for a token is work in progress.
+   */
   private schedule(): void {
     if (this.timer) {
       clearTimeout(this.timer);
@@ -190,8 +193,6 @@ export class TenantRateLimiter {
       this.timer = undefined;
       this.drain();
     }, waitMs);
-    // A pending wait must not keep a finished process alive.
-    this.timer.unref();
   }
 }
 

@@ -227,16 +227,18 @@ function declared(props: Props): Fields {
 function compare(before: Fields, wanted: Fields) {
   const fields = (f: Fields) => Object.keys(f) as ClientSettingsField[];
   return {
-    changed: fields(wanted).filter((f) => !(f in before) || !sameValue(f, before[f], wanted[f])),
-    removed: fields(before).filter((f) => !(f in wanted)),
-    added: fields(wanted).filter((f) => !(f in before)),
+    changed: fields(wanted).filter(
+      (f) => !Object.hasOwn(before, f) || !sameValue(f, before[f], wanted[f]),
+    ),
+    removed: fields(before).filter((f) => !Object.hasOwn(wanted, f)),
+    added: fields(wanted).filter((f) => !Object.hasOwn(before, f)),
   };
 }
 
 function sameValue(field: ClientSettingsField, current: unknown, wanted: unknown): boolean {
   if (field === METADATA && isPlainObject(current) && isPlainObject(wanted)) {
     // Keys that left the metadata map are a change too: they must be restored or removed.
-    const left = Object.keys(current).filter((key) => !(key in wanted));
+    const left = Object.keys(current).filter((key) => !Object.hasOwn(wanted, key));
     return left.length === 0 && matchesDeclared(current, wanted);
   }
   return matchesDeclared(current, wanted);
@@ -267,14 +269,19 @@ function metadataChanges(
   const from = isPlainObject(current) ? current : {};
   const want = isPlainObject(wanted) ? wanted : {};
   const remembered = isPlainObject(prior) ? prior : {};
-  const changes: Record<string, unknown> = {};
+  // Entries, own-property checks and fromEntries throughout: metadata keys are the user's, and
+  // `__proto__`, `constructor` or `toString` must be plain keys, never the prototype's.
+  const changes: Array<[string, unknown]> = [];
   for (const [key, value] of Object.entries(want)) {
-    if (from[key] !== value) changes[key] = value;
+    if (ownValue(from, key) !== value) changes.push([key, value]);
   }
   for (const key of Object.keys(isPlainObject(before) ? before : {})) {
-    if (!(key in want)) changes[key] = typeof remembered[key] === "string" ? remembered[key] : null;
+    if (!Object.hasOwn(want, key)) {
+      const prior = ownValue(remembered, key);
+      changes.push([key, typeof prior === "string" ? prior : null]);
+    }
   }
-  return Object.keys(changes).length > 0 ? changes : undefined;
+  return changes.length > 0 ? Object.fromEntries(changes) : undefined;
 }
 
 /** What to send to put a field that left the program back; undefined when nothing can be sent. */
@@ -311,17 +318,18 @@ function priorOf(live: Fields, wanted: Fields): Fields {
 function newMetadataKeys(prior: unknown, wanted: unknown): string[] {
   if (!isPlainObject(wanted)) return [];
   const known = isPlainObject(prior) ? prior : {};
-  return Object.keys(wanted).filter((key) => !(key in known));
+  return Object.keys(wanted).filter((key) => !Object.hasOwn(known, key));
 }
 
 function metadataPrior(prior: unknown, live: unknown, wanted: unknown): Record<string, unknown> {
   const known = isPlainObject(prior) ? prior : {};
   const current = isPlainObject(live) ? live : {};
-  const result: Record<string, unknown> = {};
-  for (const key of Object.keys(isPlainObject(wanted) ? wanted : {})) {
-    result[key] = key in known ? known[key] : (current[key] ?? null);
-  }
-  return result;
+  return Object.fromEntries(
+    Object.keys(isPlainObject(wanted) ? wanted : {}).map((key) => [
+      key,
+      Object.hasOwn(known, key) ? known[key] : (ownValue(current, key) ?? null),
+    ]),
+  );
 }
 
 /** The resource's outputs: the declared fields as the tenant reports them, and the prior values. */
@@ -420,6 +428,11 @@ function fieldsFromWire(client: Record<string, unknown>): Fields {
     if (value !== undefined) fields[field] = fieldFromWire(field, value);
   }
   return fields;
+}
+
+/** `object[key]` when `key` is the object's own property; never a value from the prototype. */
+function ownValue(object: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
 function asFields(value: unknown): Fields {

@@ -31,26 +31,54 @@ export interface CheckResult {
 
 const NOTHING_SENSITIVE: readonly string[] = [];
 
+/**
+ * The deepest nesting accepted in an input. The spec's deepest shape is four levels; free-form maps
+ * could otherwise hold anything, and a value thousands of levels deep cannot even be encoded as JSON
+ * (the encoder's recursion overflows), so it would pass the preview and fail the update.
+ */
+export const MAX_DEPTH = 64;
+
+/** Whether `value` nests objects or arrays more than `limit` levels deep; iterative, so any depth is safe. */
+function exceedsDepth(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [current, depth] = next;
+    if (typeof current !== "object" || current === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
  * Validates a resource's inputs (`news` of `check`) and returns all failures at once, each naming
- * the property as the user spells it. Keys starting with `__` (`__provider`, `__name`) are not
+ * the property as the user spells it. Keys starting with `__` (`__provider`, `__resourceName`) are not
  * validated and are kept in `inputs`. Pulumi's unknown placeholder is never a failure, wherever it
  * stands. `organizationRequireBehavior: "post_login_prompt"` with `oidcConformant: false` fails at
  * `organizationRequireBehavior`. Never throws.
  */
 export function checkInputs(kind: ResourceKind, news: Record<string, unknown>): CheckResult {
   const inputs = { ...news };
+  const tooDeep: PathFailure[] = [];
   const validated = Object.fromEntries(
-    Object.entries(news).filter(([key]) => !key.startsWith("__")),
+    Object.entries(news).filter(([key, value]) => {
+      if (key.startsWith("__")) return false;
+      if (!exceedsDepth(value, MAX_DEPTH)) return true;
+      tooDeep.push({ path: key, reason: `must not be nested more than ${MAX_DEPTH} levels deep` });
+      return false;
+    }),
   );
-  const found: PathFailure[] = toFailures(ajvErrors(kind, validated), validated, {
-    skipUnknowns: true,
-    sensitive: kind === "ClientSettings" ? SENSITIVE_CLIENT_FIELDS : NOTHING_SENSITIVE,
-  });
+  const found: PathFailure[] = tooDeep;
+  found.push(
+    ...toFailures(ajvErrors(kind, validated), validated, {
+      skipUnknowns: true,
+      sensitive: kind === "ClientSettings" ? SENSITIVE_CLIENT_FIELDS : NOTHING_SENSITIVE,
+    }),
+  );
   if (kind === "ClientSettings") {
     const crossField = postLoginPromptFailure(validated, {
       organizationRequireBehavior: "organizationRequireBehavior",

@@ -75,6 +75,9 @@ export const clientSettingsSchema = {
     clientId: {
       type: "string",
       minLength: 1,
+      // A lone surrogate cannot be put in a URL path: refuse it here, at preview.
+      pattern: "^[^\\uD800-\\uDFFF]*$",
+      "x-pattern-reason": "must be valid Unicode text (it holds a lone surrogate)",
       description: "Identifier of the client to manage; changing it replaces the resource.",
     },
     name: {

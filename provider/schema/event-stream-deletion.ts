@@ -12,6 +12,9 @@ export const eventStreamDeletionSchema = {
       type: "string",
       minLength: 26,
       maxLength: 26,
+      // A lone surrogate cannot be put in a URL path: refuse it here, at preview.
+      pattern: "^[^\\uD800-\\uDFFF]*$",
+      "x-pattern-reason": "must be valid Unicode text (it holds a lone surrogate)",
       description: "Identifier of the event stream to delete; exactly 26 characters.",
     },
   },

@@ -9,7 +9,13 @@
  * @module
  */
 
-export { type CheckFailure, type CheckResult, checkInputs, validateWire } from "./check.js";
+export {
+  type CheckFailure,
+  type CheckResult,
+  checkInputs,
+  MAX_DEPTH,
+  validateWire,
+} from "./check.js";
 export { addonsSchema, productAddonSchema, samlpAddonSchema } from "./client-addons.js";
 export {
   APP_TYPES,

@@ -64,13 +64,15 @@ function mapValue(schema: SchemaNode | undefined, value: unknown, direction: Dir
     return value.map((item) => mapValue(items, item, direction));
   }
   if (!isPlainObject(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, member] of Object.entries(value)) {
-    const mapped = mapKey(schema, key, direction);
-    const userKey = direction === "toWire" ? key : mapped;
-    out[mapped] = mapValue(memberSchema(schema, userKey), member, direction);
-  }
-  return out;
+  // Built with fromEntries, not assignment: a free-form map may hold a `__proto__` key, which an
+  // assignment would swallow (it would set the prototype instead of a property).
+  return Object.fromEntries(
+    Object.entries(value).map(([key, member]) => {
+      const mapped = mapKey(schema, key, direction);
+      const userKey = direction === "toWire" ? key : mapped;
+      return [mapped, mapValue(memberSchema(schema, userKey), member, direction)];
+    }),
+  );
 }
 
 function clientFieldSchema(field: ClientSettingsField): SchemaNode {

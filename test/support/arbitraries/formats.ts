@@ -3,9 +3,10 @@
  * in DESIGN.md section 3 (not from the predicates under test):
  *
  * - `absolute-uri-or-empty`: "" or an absolute URI with a scheme.
- * - `absolute-https-uri-with-placeholders-or-empty`: "" or an `https://` URI; `{placeholder}` allowed.
- * - `callback-url`: an absolute URL; custom schemes and `http://localhost` allowed; `*` allowed in a
- *   subdomain.
+ * - `absolute-https-uri-with-placeholders-or-empty`: "" or an `https://` URI; `{placeholder}`
+ *   allowed.
+ * - `callback-url`: an absolute URL; custom schemes and `http://localhost` allowed; `*` allowed in
+ *   a subdomain.
  * - `url-with-placeholders`: an absolute http(s) URL; `*` as a subdomain label and `{placeholder}`
  *   allowed; query and fragment ignored.
  * - `url-or-null` / `url`: an absolute http(s) URL (null is the schema type's business).
@@ -45,7 +46,7 @@ const pathWithPlaceholders = fc
   .array(fc.oneof(segment, placeholder), { maxLength: 3 })
   .map((parts) => `/${parts.join("/")}`);
 
-/** Anything after a `?` or `#`: the origin and logout URL formats ignore it, braces and spaces too. */
+/** Anything after a `?` or `#`: the origin and logout URL formats ignore it, braces and all. */
 const tail = fc.option(
   fc.tuple(fc.constantFrom("?", "#"), text({ maxLength: 10 })).map(([mark, rest]) => mark + rest),
   { nil: "" },

@@ -40,7 +40,7 @@ function isContainer(value: unknown): value is Record<string, unknown> | unknown
 }
 
 /**
- * A copy of `root` with the value at `path` replaced by `value` (the root itself for an empty path).
+ * A copy of `root` with the value at `path` replaced by `value` (`value` itself for an empty path).
  * Only the containers along the path are copied. Keys are defined, not assigned, so that a key such
  * as `__proto__` stays an ordinary own property.
  */

@@ -7,6 +7,7 @@
  */
 
 import fc from "fast-check";
+import { NAME_KEY, PROVIDER_KEY } from "../../../provider/resources/operation.js";
 import {
   clientSettingsSchema,
   eventStreamDeletionSchema,
@@ -32,7 +33,8 @@ export const SCHEMA_NODES = {
 type Inputs = Record<string, unknown>;
 
 /**
- * Sometimes the reserved keys the engine and the resource classes add (`__name`, `__provider`):
+ * Sometimes the reserved keys the engine and the resource classes add (the resource's name,
+ * `__provider`):
  * `check` must keep them and never validate them.
  */
 function withReservedKeys(inputs: fc.Arbitrary<Inputs>): fc.Arbitrary<Inputs> {
@@ -40,7 +42,10 @@ function withReservedKeys(inputs: fc.Arbitrary<Inputs>): fc.Arbitrary<Inputs> {
     .tuple(
       inputs,
       fc.record(
-        { __name: fc.string({ minLength: 1, maxLength: 8 }), __provider: fc.constant("proxy") },
+        {
+          [NAME_KEY]: fc.string({ minLength: 1, maxLength: 8 }),
+          [PROVIDER_KEY]: fc.constant("proxy"),
+        },
         { requiredKeys: [], noNullPrototype: true },
       ),
     )
@@ -58,7 +63,7 @@ function obeyPostLoginPromptRule(inputs: Inputs): Inputs {
     : inputs;
 }
 
-/** Valid `ClientSettings` inputs: any subset of the 56 client fields, each valid, plus `clientId`. */
+/** Valid `ClientSettings` inputs: `clientId` and any subset of the 56 client fields. */
 export function validClientSettings(): fc.Arbitrary<Inputs> {
   return withReservedKeys(
     (validFor(SCHEMA_NODES.ClientSettings) as fc.Arbitrary<Inputs>).map(obeyPostLoginPromptRule),

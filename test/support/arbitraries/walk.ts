@@ -4,8 +4,9 @@
  * node's keywords call for. The walker knows a fixed list of keywords and throws on any other, so
  * a constraint added to a schema cannot be silently ignored by the properties.
  *
- * Walking the schema (rather than restating each of the 57 client fields by hand) means every
- * field, nested member and list item is exercised, and a new field is covered the day it is added.
+ * Walking the schema (rather than restating the 57 ClientSettings inputs by hand) means that
+ * every field, nested member and list item is exercised, and a new field is covered the day it is
+ * added.
  * What the walk cannot catch (a constraint missing from the schema altogether) is covered by
  * {@link constraintsOf}, which the tests compare with a table written from the spec.
  *
@@ -68,7 +69,7 @@ export const MUTATION_KINDS = [
 /** One of {@link MUTATION_KINDS}. */
 export type MutationKind = (typeof MUTATION_KINDS)[number];
 
-/** A mutation of one site: the value that replaces the site's, and where the failure is expected. */
+/** A mutation of one site: the value that replaces the site's, and where it must fail. */
 export interface Mutation {
   readonly kind: MutationKind;
   /** Replaces the value of the site. */
@@ -165,7 +166,24 @@ function patterned(pattern: unknown, minLength: number, maxLength: number | unde
 }
 
 /** Characters that break most patterns; filtered against the pattern where used. */
-const BREAKERS = ["<", ">", ".", "!", "#", "[", "%", "&", "é", "😀", "\n", "\u0000", "~", "|"];
+const BREAKERS = [
+  "<",
+  ">",
+  ".",
+  "!",
+  "#",
+  "[",
+  "%",
+  "&",
+  "é",
+  "😀",
+  "\n",
+  "\u0000",
+  "~",
+  "|",
+  "\uD800",
+  "\uDFFF",
+];
 
 /** The key arbitrary of an object's extra members: its `propertyNames`, or any free key. */
 function keysOf(schema: SchemaNode): fc.Arbitrary<string> {
@@ -272,8 +290,8 @@ function validObject(schema: SchemaNode): fc.Arbitrary<Record<string, unknown>> 
 
 /**
  * Valid objects of an object schema with its required properties and at most `maxOptional` of the
- * optional ones: a cheaper base for mutations than {@link validFor}, whose objects carry half of
- * the 57 client fields each time.
+ * optional ones: a cheaper base for mutations than {@link validFor}, whose objects carry about half
+ * of the 56 client fields each time.
  */
 export function sparseValidFor(
   schema: SchemaNode,
@@ -565,6 +583,8 @@ export interface InvalidCase {
   readonly input: Record<string, unknown>;
   /** The expected `property` of the failure, as the user spells it. */
   readonly property: string;
+  /** The same path, step by step. */
+  readonly path: readonly Segment[];
   readonly kind: MutationKind;
   /** The top-level property the mutation was made in, or `(root)`. */
   readonly field: string;
@@ -676,10 +696,14 @@ function toCase(
     string,
     unknown
   >;
-  return { input, property: formatPath([...site.path, ...m.at]), kind: m.kind, field };
+  const path = [...site.path, ...m.at];
+  return { input, property: formatPath(path), path, kind: m.kind, field };
 }
 
-/** One constraint of a schema, at a path template: `callbacks[]`, `clientMetadata{}`, `clientMetadata{key}`. */
+/**
+ * One constraint of a schema, at a path template: `callbacks[]`, `clientMetadata{}`,
+ * `clientMetadata{key}`.
+ */
 export interface Constraint {
   readonly path: string;
   readonly keyword: string;
