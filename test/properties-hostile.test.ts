@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { TenantError } from "../provider/errors.js";
 import { NAME_KEY } from "../provider/resources/operation.js";
 import { checkInputs, fromWire, MAX_DEPTH, toWire } from "../provider/schema/index.js";
 import { type Harness, startHarness } from "./support/harness.js";

@@ -25,7 +25,7 @@ import {
   stateFilePath,
 } from "../engine/index.js";
 import { installPackedPackage } from "../support/installed-package.js";
-import { startTenantApi, type TenantApi } from "../tenant-api/index.js";
+import { startTenantApi } from "../tenant-api/index.js";
 import { newClientId, type SeedClient } from "../tenant-api/seed.js";
 
 const CLIENTS = 200;

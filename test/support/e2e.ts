@@ -74,7 +74,11 @@ export async function startStack(
           ...options.config,
         },
         // `npm test` type-checks the examples with tsc already; ts-node need not do it again.
-        env: { PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, PULUMI_NODEJS_TRANSPILE_ONLY: "true", ...options.env },
+        env: {
+          PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+          PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+          ...options.env,
+        },
       }),
     stateText: () => readFile(stateFilePath(stateDir, stack), "utf8").catch(() => ""),
     writes: () =>

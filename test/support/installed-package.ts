@@ -46,6 +46,7 @@ export async function installPackedPackage(
       "--ignore-scripts",
       tarball,
       "@pulumi/pulumi",
+      ...extra,
     ],
     { cwd: dir, timeout: 180_000 },
   );
