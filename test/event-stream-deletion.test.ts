@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "./support/harness.js";
+import { type Harness, readOnlyConfig, startHarness } from "./support/harness.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 let h: Harness;
@@ -59,13 +59,7 @@ describe("EventStreamDeletion against the local tenant API", () => {
 
   it("fails with the missing scope when its credentials may only read", async () => {
     await h.stop();
-    h = await startHarness({
-      config: (api) => ({
-        "tenant:domain": api.domain,
-        "tenant:clientId": api.readOnly.clientId,
-        "tenant:clientSecret": api.readOnly.clientSecret,
-      }),
-    });
+    h = await startHarness({ config: readOnlyConfig });
     await expect(h.streams.create({ ...named, eventStreamId: stream })).rejects.toThrowError(
       `EventStreamDeletion "old-webhook": DELETE /event-streams/${stream} failed with 403 insufficient_scope: needs delete:event_streams`,
     );

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "./support/harness.js";
+import { type Harness, readOnlyConfig, startHarness } from "./support/harness.js";
 
 const ROUTE = "/api/v2/guardian/factors/push-notification/selected-provider";
 let h: Harness;
@@ -61,13 +61,7 @@ describe("PushProviderSelection against the local tenant API", () => {
 
   it("fails with the missing scope when its credentials may only read", async () => {
     await h.stop();
-    h = await startHarness({
-      config: (api) => ({
-        "tenant:domain": api.domain,
-        "tenant:clientId": api.readOnly.clientId,
-        "tenant:clientSecret": api.readOnly.clientSecret,
-      }),
-    });
+    h = await startHarness({ config: readOnlyConfig });
     await expect(h.push.create({ ...named, provider: "sns" })).rejects.toThrowError(
       `PushProviderSelection "push": PUT /guardian/factors/push-notification/selected-provider failed with 403 insufficient_scope: needs update:guardian_factors`,
     );

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ClientSettingsProvider } from "../provider/resources/client-settings.js";
 import type { EngineCommand, EngineResult } from "./engine/index.js";
 import { clientsFile, example, type Stack, startStack } from "./support/e2e.js";
-import { stackConfig } from "./support/harness.js";
+import { readOnlyConfig, stackConfig } from "./support/harness.js";
 import { fetchToken } from "./tenant-api/index.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
@@ -90,11 +90,7 @@ describe("secrets over a full lifecycle", () => {
     const { stack } = await lifecycle("clientCredentials");
     const provider = new ClientSettingsProvider();
     await provider.configure({
-      config: stackConfig({
-        "tenant:domain": stack.api.domain,
-        "tenant:clientId": stack.api.readOnly.clientId,
-        "tenant:clientSecret": stack.api.readOnly.clientSecret,
-      }),
+      config: stackConfig(readOnlyConfig(stack.api)),
     });
     const error = await provider
       .create({ __resourceName: "portal", clientId: PORTAL, clientSecret: DECLARED_SECRET })

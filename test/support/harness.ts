@@ -29,6 +29,15 @@ export function stackConfig(values: Record<string, string>): pulumi.dynamic.Conf
   };
 }
 
+/** Stack config that authenticates as the tenant's read-only machine-to-machine client. */
+export function readOnlyConfig(api: TenantApi): Record<string, string> {
+  return {
+    "tenant:domain": api.domain,
+    "tenant:clientId": api.readOnly.clientId,
+    "tenant:clientSecret": api.readOnly.clientSecret,
+  };
+}
+
 /**
  * Starts a local tenant API and configures the providers for it, with its client credentials
  * (or the given config). Each test gets its own tenant: nothing leaks from one test to the next.
