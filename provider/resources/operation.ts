@@ -21,11 +21,6 @@ export const NAME_KEY = "__resourceName";
 /** The property the engine's dynamic-provider host adds to every resource. */
 export const PROVIDER_KEY = "__provider";
 
-/** Properties that belong to the machinery, never to the tenant. */
-export function isReservedKey(key: string): boolean {
-  return key.startsWith("__");
-}
-
 /** `ClientSettings "web"`: how every message names a resource. */
 export function describeResource(
   kind: ResourceKind,

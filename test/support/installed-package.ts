@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -51,9 +51,4 @@ export async function installPackedPackage(
     { cwd: dir, timeout: 180_000 },
   );
   return { dir, tarball, remove: () => rm(dir, { recursive: true, force: true }) };
-}
-
-/** The names in a folder, for assertions about what a tarball holds. */
-export async function listNames(dir: string): Promise<string[]> {
-  return (await readdir(dir)).sort();
 }
