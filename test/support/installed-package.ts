@@ -1,7 +1,8 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -16,39 +17,205 @@ export interface InstalledProject {
   remove(): Promise<void>;
 }
 
+/** One entry of a lock file's `packages` map (lockfileVersion 3), as far as this file reads it. */
+export interface LockEntry {
+  readonly version?: string;
+  readonly resolved?: string;
+  readonly integrity?: string;
+  readonly link?: boolean;
+  readonly dev?: boolean;
+  readonly devOptional?: boolean;
+  readonly optional?: boolean;
+  readonly peer?: boolean;
+  readonly dependencies?: Readonly<Record<string, string>>;
+  readonly optionalDependencies?: Readonly<Record<string, string>>;
+  readonly peerDependencies?: Readonly<Record<string, string>>;
+  readonly peerDependenciesMeta?: Readonly<Record<string, { optional?: boolean }>>;
+  readonly [key: string]: unknown;
+}
+
+/** The `packages` map of a lock file: install path (`node_modules/a/node_modules/b`) to entry. */
+export type LockPackages = Readonly<Record<string, LockEntry>>;
+
+/**
+ * Where Node (and so npm's lock layout) finds `name` when required from the package installed at
+ * `from`: its own `node_modules` first, then each enclosing one up to the root. Undefined when the
+ * lock holds no such package on that path.
+ */
+export function resolveInLock(
+  packages: LockPackages,
+  from: string,
+  name: string,
+): string | undefined {
+  let base = from;
+  for (;;) {
+    const candidate = base === "" ? `node_modules/${name}` : `${base}/node_modules/${name}`;
+    if (packages[candidate] !== undefined) return candidate;
+    if (base === "") return undefined;
+    const cut = base.lastIndexOf("/node_modules/");
+    base = cut === -1 ? "" : base.slice(0, cut);
+  }
+}
+
+/**
+ * The part of the repository's lock file that a user project depending on `roots` installs: every
+ * package reachable from them through dependencies, optional dependencies and non-optional peers,
+ * at the same install paths and versions. Dev flags are dropped, because in the user project these
+ * are plain dependencies. Throws, naming the package and who needs it, when the lock lacks one.
+ */
+export function lockSubset(packages: LockPackages, roots: readonly string[]): LockPackages {
+  const subset: Record<string, LockEntry> = {};
+  const pending: { from: string; name: string; neededBy: string }[] = roots.map((name) => ({
+    from: "",
+    name,
+    neededBy: "the user project",
+  }));
+  // Each install path is visited once, so the walk ends after at most every lock entry.
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const path = resolveInLock(packages, next.from, next.name);
+    if (path === undefined) {
+      throw new Error(
+        `package-lock.json has no entry for ${next.name}, which ${next.neededBy} needs: run \`npm install\` in the repository to complete the lock file`,
+      );
+    }
+    if (subset[path] !== undefined) continue;
+    const { dev: _dev, devOptional: _devOptional, ...entry } = packages[path] as LockEntry;
+    subset[path] = entry;
+    const optionalPeers = entry.peerDependenciesMeta ?? {};
+    const names = [
+      ...Object.keys(entry.dependencies ?? {}),
+      ...Object.keys(entry.optionalDependencies ?? {}),
+      ...Object.keys(entry.peerDependencies ?? {}).filter((peer) => !optionalPeers[peer]?.optional),
+    ];
+    for (const name of names) {
+      // An optional dependency for another platform may be absent from the lock: npm skips it too.
+      if (
+        entry.optionalDependencies?.[name] !== undefined &&
+        !resolveInLock(packages, path, name)
+      ) {
+        continue;
+      }
+      pending.push({ from: path, name, neededBy: `${path.replace(/^.*node_modules\//, "")}` });
+    }
+  }
+  return subset;
+}
+
 /**
  * Packs the repository (`npm pack`, so exactly the files a user would get) and installs the tarball
- * into a new project in the temp directory, with `npm install --offline`: the dependencies come from
- * the npm cache that `npm ci` filled, so no network is used, and a dependency missing from
- * package.json fails here as it would for a user. The build must be current (`npm test` builds
- * first). `extra` names more packages to install alongside (from the cache too).
+ * into a new project in the temp directory, offline. The project's lock file is cut from this
+ * repository's own (`lockSubset`), so it gets exactly the versions this repository was tested with,
+ * and `npm ci --offline` takes every tarball from the npm cache that the repository's `npm ci`
+ * filled: no registry is asked, not even for metadata. A dependency missing from the package's
+ * `dependencies` fails here as it would for a user. The build must be current (`npm test` builds
+ * first). `extra` names more packages of the repository's lock (e.g. `typescript`) to install too.
  */
 export async function installPackedPackage(
   extra: readonly string[] = [],
 ): Promise<InstalledProject> {
   const dir = await mkdtemp(join(tmpdir(), "tenant-user-project-"));
+  try {
+    const tarball = await pack(dir);
+    const manifest = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8")) as {
+      name: string;
+      version: string;
+      license?: string;
+      dependencies?: Record<string, string>;
+    };
+    const lock = JSON.parse(await readFile(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
+      packages: LockPackages;
+    };
+    const roots = ["@pulumi/pulumi", ...extra];
+    const packageDeps = Object.keys(manifest.dependencies ?? {});
+    const dependencies: Record<string, string> = {
+      [manifest.name]: `file:${basename(tarball)}`,
+    };
+    for (const name of roots) dependencies[name] = versionOf(lock.packages, name);
+    const userManifest = { name: "user-project", version: "1.0.0", private: true, dependencies };
+    const userLock = {
+      name: "user-project",
+      version: "1.0.0",
+      lockfileVersion: 3,
+      requires: true,
+      packages: {
+        "": userManifest,
+        [`node_modules/${manifest.name}`]: {
+          version: manifest.version,
+          resolved: `file:${basename(tarball)}`,
+          integrity: `sha512-${createHash("sha512")
+            .update(await readFile(tarball))
+            .digest("base64")}`,
+          ...(manifest.license ? { license: manifest.license } : {}),
+          dependencies: manifest.dependencies ?? {},
+        },
+        ...lockSubset(lock.packages, [...new Set([...roots, ...packageDeps])]),
+      },
+    };
+    await writeFile(join(dir, "package.json"), `${JSON.stringify(userManifest, null, 2)}\n`);
+    await writeFile(join(dir, "package-lock.json"), `${JSON.stringify(userLock, null, 2)}\n`);
+    await installOffline(dir);
+    return { dir, tarball, remove: () => rm(dir, { recursive: true, force: true }) };
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function versionOf(packages: LockPackages, name: string): string {
+  const version = packages[`node_modules/${name}`]?.version;
+  if (version === undefined) {
+    throw new Error(
+      `package-lock.json has no top-level ${name}: the user project can only get packages this repository installs`,
+    );
+  }
+  return version;
+}
+
+async function pack(dir: string): Promise<string> {
   const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", dir], {
     cwd: REPO_ROOT,
     timeout: 120_000,
   });
-  const tarball = join(dir, stdout.trim().split("\n").pop() ?? "");
-  await writeFile(
-    join(dir, "package.json"),
-    JSON.stringify({ name: "user-project", private: true }),
-  );
-  await run(
-    "npm",
-    [
-      "install",
-      "--offline",
-      "--no-audit",
-      "--no-fund",
-      "--ignore-scripts",
-      tarball,
-      "@pulumi/pulumi",
-      ...extra,
-    ],
-    { cwd: dir, timeout: 180_000 },
-  );
-  return { dir, tarball, remove: () => rm(dir, { recursive: true, force: true }) };
+  return join(dir, stdout.trim().split("\n").pop() ?? "");
+}
+
+/**
+ * `npm ci --offline` in `dir` (which holds a package.json and its lock), with the npm cache given
+ * or the environment's, and npm's failure turned into one sentence: which package the cache lacks
+ * and what fills it, instead of npm's stack trace.
+ */
+export async function installOffline(dir: string, npmCache?: string): Promise<void> {
+  try {
+    await run("npm", ["ci", "--offline", "--no-audit", "--no-fund", "--ignore-scripts"], {
+      cwd: dir,
+      timeout: 180_000,
+      env: npmCache === undefined ? process.env : { ...process.env, npm_config_cache: npmCache },
+    });
+  } catch (error) {
+    const stderr = String((error as { stderr?: unknown }).stderr ?? error);
+    const missing = missingPackage(stderr);
+    const cache = npmCache ?? process.env.npm_config_cache ?? "npm's default cache (~/.npm)";
+    throw new Error(
+      missing
+        ? `cannot install the packed package offline: ${missing} is not in the npm cache (${cache}). The user project installs the lock file's versions from the cache that \`npm ci\` fills; run \`npm ci\` in the repository with the same npm cache, then the tests.`
+        : `cannot install the packed package offline in ${dir}: npm ci failed: ${stderr.trim().split("\n").slice(-3).join(" ")}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * The package named by npm's "request to <registry>/<name>[/-/<file>.tgz] failed" line, which is
+ * how `npm ci --offline` reports a cache miss (ENOTCACHED); undefined for any other failure.
+ */
+export function missingPackage(npmStderr: string): string | undefined {
+  if (!npmStderr.includes("ENOTCACHED")) return undefined;
+  const url = /request to (\S+) failed/.exec(npmStderr)?.[1];
+  if (url === undefined) return "a package";
+  const path = decodeURIComponent(new URL(url).pathname).replace(/^\//, "");
+  const tarball = /^(.+)\/-\/(.+)\.tgz$/.exec(path);
+  if (!tarball) return path;
+  const name = tarball[1] as string;
+  const version = (tarball[2] as string).slice(basename(name).length + 1);
+  return `${name}@${version}`;
 }
