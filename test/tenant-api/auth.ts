@@ -206,6 +206,11 @@ export function requireScope(principal: Principal, scope: string): void {
   }
 }
 
+/** Whether the caller's token carries at least one of `scopes`. */
+export function hasAnyScope(principal: Principal, scopes: readonly string[]): boolean {
+  return scopes.some((scope) => principal.scopes.has(scope));
+}
+
 /** Compares two secrets in constant time (hashing first, so lengths need not match). */
 export function secretsEqual(given: string, expected: string): boolean {
   const a = createHash("sha256").update(given).digest();

@@ -1,7 +1,7 @@
 /**
  * Command line entry of the local tenant API:
  *
- *   npm run tenant-api -- --port 0 [--host H] [--seed FILE] [--rate-limit R --burst B]
+ *   npm run tenant-api -- --port 0 [--host H] [--seed FILE] [--clients N] [--rate-limit R --burst B]
  *                         [--faults SPEC] [--token-ttl SECONDS] [--random N] [--tls]
  *
  * Prints ONE JSON line on stdout (URLs, credentials, seeded ids; see README.md), then serves until
@@ -11,7 +11,7 @@
 import { parseArgs } from "node:util";
 import { startTenantApi, type TenantApi, type TenantApiOptions } from "./server.js";
 
-const USAGE = `usage: tenant-api [--port N] [--host H] [--seed FILE] [--rate-limit R [--burst B]]
+const USAGE = `usage: tenant-api [--port N] [--host H] [--seed FILE] [--clients N] [--rate-limit R [--burst B]]
                   [--faults error=0.2,drop=0.05,latency=0-300] [--token-ttl SECONDS]
                   [--random N] [--tls]`;
 
@@ -69,6 +69,7 @@ export function parseCliArgs(argv: readonly string[]): TenantApiOptions {
     port: integer("port", values.port, 0) ?? 0,
     host: values.host,
     seed: values.seed,
+    extraClients: integer("clients", values.clients, 0),
     faults: values.faults,
     tokenTtlSeconds: integer("token-ttl", values["token-ttl"], 1),
     random: integer("random", values.random, 0),
@@ -97,6 +98,7 @@ function parse(argv: readonly string[]) {
       port: { type: "string" },
       host: { type: "string" },
       seed: { type: "string" },
+      clients: { type: "string" },
       "rate-limit": { type: "string" },
       burst: { type: "string" },
       faults: { type: "string" },

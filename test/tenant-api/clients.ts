@@ -218,3 +218,45 @@ export function payloadValidationMessage(failures: readonly RuleFailure[]): stri
   const parts = failures.map((f) => (f.path === "" ? f.reason : `${f.path}: ${f.reason}`));
   return `Payload validation error: ${parts.join("; ")}`;
 }
+
+/**
+ * Fields the platform answers only to a caller whose token has `read:client_keys` or
+ * `read:client_credentials`, whether one client is read or a list (issue 12).
+ */
+export const KEY_MATERIAL_FIELDS: readonly string[] = [
+  "client_secret",
+  "encryption_key",
+  "client_authentication_methods",
+];
+
+/** Scopes, any one of which lets a caller see {@link KEY_MATERIAL_FIELDS}. */
+export const KEY_READ_SCOPES: readonly string[] = ["read:client_keys", "read:client_credentials"];
+
+/** What the `fields` and `include_fields` query parameters ask for. */
+export interface FieldSelection {
+  /** Wire names, as given (unknown names select nothing). */
+  fields: readonly string[];
+  /** true: only these fields; false: every field but these. */
+  include: boolean;
+}
+
+/**
+ * A client as a read answers it: the stored client narrowed to the selected fields (`client_id`
+ * too is left out when an include list does not name it, as on the platform), without the key
+ * material unless `showKeys`. The single-client GET and the list answer through this one function,
+ * so both hide the same fields the same way.
+ */
+export function clientAsAnswered(
+  client: WireClient,
+  options: { selection?: FieldSelection | undefined; showKeys: boolean },
+): Record<string, unknown> {
+  const { selection, showKeys } = options;
+  const wanted = selection === undefined ? undefined : new Set(selection.fields);
+  const answer: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(client)) {
+    if (!showKeys && KEY_MATERIAL_FIELDS.includes(field)) continue;
+    if (wanted !== undefined && wanted.has(field) !== selection?.include) continue;
+    answer[field] = value;
+  }
+  return answer;
+}

@@ -10,6 +10,7 @@
 export type ManagementErrorCode =
   | "invalid_body"
   | "invalid_uri"
+  | "invalid_query_string"
   | "invalid_token"
   | "insufficient_scope"
   | "inexistent_client"

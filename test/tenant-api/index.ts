@@ -6,6 +6,7 @@
 
 export { buildApp, type TlsOptions } from "./app.js";
 export {
+  hasAnyScope,
   type JWTPayload,
   loadJose,
   type MintOptions,
@@ -14,8 +15,22 @@ export {
   TokenAuthority,
 } from "./auth.js";
 export {
+  type ClientListFilters,
+  type ClientListQuery,
+  type ClientReadQuery,
+  DEFAULT_PER_PAGE,
+  MAX_PER_PAGE,
+  matchesFilters,
+  parseClientListQuery,
+  parseClientReadQuery,
+} from "./client-query.js";
+export {
   applyClientPatch,
+  clientAsAnswered,
   clientResponseDefaults,
+  type FieldSelection,
+  KEY_MATERIAL_FIELDS,
+  KEY_READ_SCOPES,
   RESPONSE_ONLY_FIELDS,
   type RuleFailure,
   type WireClient,
@@ -38,6 +53,7 @@ export {
 } from "./faults.js";
 export {
   CLIENT_ROUTE,
+  CLIENTS_ROUTE,
   EVENT_STREAM_ROUTE,
   SELECTED_PROVIDER_ROUTE,
 } from "./management-routes.js";
@@ -52,6 +68,7 @@ export {
   ADMIN_SCOPES,
   DEFAULT_SEED,
   DEFAULT_SEED_IDS,
+  generatedClients,
   type LoadedSeed,
   loadSeed,
   newClientId,
@@ -59,6 +76,7 @@ export {
   READ_ONLY_SCOPES,
   type SeedClient,
   SeedError,
+  type SeedExtras,
   type TenantSeed,
 } from "./seed.js";
 export {

@@ -1,19 +1,24 @@
 /**
  * The management API routes (spec section 4, DESIGN.md section 8): the push provider selection,
- * client read and update, event stream read and delete.
+ * client read, list and update, event stream read and delete.
  *
  * Checks run in the platform's order: token (in the onRequest hook), then scope, then the body or
- * path against the schema, then existence, then the rules that need the stored client.
+ * path or query against the schema, then existence, then the rules that need the stored client.
  */
 
 import type { FastifyInstance } from "fastify";
 import { validateWire } from "../../provider/schema/index.js";
-import { requireScope } from "./auth.js";
+import { hasAnyScope, type Principal, requireScope } from "./auth.js";
+import { matchesFilters, parseClientListQuery, parseClientReadQuery } from "./client-query.js";
 import {
   applyClientPatch,
+  clientAsAnswered,
+  type FieldSelection,
+  KEY_READ_SCOPES,
   payloadValidationMessage,
   type RuleFailure,
   storedClientRuleFailures,
+  type WireClient,
 } from "./clients.js";
 import { principalOf, type ServerContext } from "./context.js";
 import { ApiError } from "./errors.js";
@@ -22,6 +27,8 @@ import type { PushProvider } from "./store.js";
 /** Path of the push provider selection. */
 export const SELECTED_PROVIDER_ROUTE =
   "/api/v2/guardian/factors/push-notification/selected-provider";
+/** Route of the client list. */
+export const CLIENTS_ROUTE = "/api/v2/clients";
 /** Route template of a client. */
 export const CLIENT_ROUTE = "/api/v2/clients/:id";
 /** Route template of an event stream. */
@@ -55,6 +62,15 @@ function checkedEventStreamId(id: string): string {
   return id;
 }
 
+/** A client as `principal` may read it: key material only with a key-reading scope. */
+function answeredClient(
+  principal: Principal,
+  client: WireClient,
+  selection: FieldSelection | undefined,
+): Record<string, unknown> {
+  return clientAsAnswered(client, { selection, showKeys: hasAnyScope(principal, KEY_READ_SCOPES) });
+}
+
 function noSuchEventStream(): ApiError {
   return new ApiError(404, "inexistent_event_stream", "The event stream does not exist");
 }
@@ -79,13 +95,30 @@ export function registerManagementRoutes(app: FastifyInstance, context: ServerCo
     return { provider };
   });
 
+  app.get(CLIENTS_ROUTE, async (request) => {
+    const principal = principalOf(request);
+    requireScope(principal, "read:clients");
+    const query = parseClientListQuery(request.query as Record<string, unknown>);
+    const start = query.page * query.perPage;
+    const { clients, total } = store.listClients(
+      (client) => matchesFilters(client, query.filters),
+      start,
+      query.perPage,
+    );
+    const answered = clients.map((client) => answeredClient(principal, client, query.selection));
+    if (!query.includeTotals) return answered;
+    return { clients: answered, start, limit: query.perPage, total };
+  });
+
   app.get<{ Params: IdParams }>(CLIENT_ROUTE, async (request) => {
-    requireScope(principalOf(request), "read:clients");
+    const principal = principalOf(request);
+    requireScope(principal, "read:clients");
+    const query = parseClientReadQuery(request.query as Record<string, unknown>);
     const client = store.getClient(request.params.id);
     if (client === undefined) {
       throw new ApiError(404, "inexistent_client", "The client does not exist");
     }
-    return client;
+    return answeredClient(principal, client, query.selection);
   });
 
   app.patch<{ Params: IdParams }>(CLIENT_ROUTE, async (request) => {

@@ -3,7 +3,7 @@
  * The format is documented in `README.md` next to this file.
  */
 
-import { randomInt } from "node:crypto";
+import { createHash, randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { PUSH_PROVIDERS, validateWire } from "../../provider/schema/index.js";
@@ -21,6 +21,7 @@ export const ADMIN_SCOPES: readonly string[] = [
   "read:clients",
   "update:clients",
   "update:client_keys",
+  "read:client_keys",
   "read:guardian_factors",
   "update:guardian_factors",
   "read:event_streams",
@@ -98,6 +99,65 @@ export function newClientId(): string {
 /** A new event stream id: `est_` and 22 letters and digits (26 characters). */
 export function newEventStreamId(): string {
   return `est_${randomAlphanumeric(22)}`;
+}
+
+/**
+ * Letters and digits derived from `text` (SHA-256, then base 62 digit by digit): the same text
+ * always gives the same string, so generated tenants are the same on every run.
+ */
+function derivedAlphanumeric(text: string, length: number): string {
+  let out = "";
+  for (let round = 0; out.length < length; round += 1) {
+    const digest = createHash("sha256").update(`${round}:${text}`).digest();
+    for (const byte of digest) {
+      // 248 = 4 * 62: dropping the bytes above it keeps every character equally likely.
+      if (byte < 248 && out.length < length) out += ALPHANUMERIC[byte % ALPHANUMERIC.length];
+    }
+  }
+  return out;
+}
+
+/** The kinds of application {@link generatedClients} cycles through. */
+const GENERATED_KINDS = [
+  { app_type: "regular_web", token_endpoint_auth_method: "client_secret_post" },
+  { app_type: "spa", token_endpoint_auth_method: "none" },
+  { app_type: "native", token_endpoint_auth_method: "none" },
+  { app_type: "non_interactive", token_endpoint_auth_method: "client_secret_post" },
+] as const;
+
+/**
+ * `count` plausible clients for large-tenant benchmarks (`extraClients`, `--clients N`): a regular
+ * web app, a SPA, a native app and a machine-to-machine client in turn, with callbacks, origins
+ * and grant types that fit their kind. Everything is derived from the index, secrets included, so
+ * `generatedClients(n)[i]` is the same client on every run and for every `n > i`.
+ */
+export function generatedClients(count: number): SeedClient[] {
+  return Array.from({ length: count }, (_, i) => {
+    const kind = GENERATED_KINDS[i % GENERATED_KINDS.length] ?? GENERATED_KINDS[0];
+    const number = String(i + 1).padStart(5, "0");
+    const host = `https://app-${number}.example.com`;
+    const client: SeedClient = {
+      client_id: derivedAlphanumeric(`generated client ${i}`, 32),
+      name: `Generated ${kind.app_type} application ${number}`,
+      description: `Generated for large-tenant benchmarks (${number})`,
+      app_type: kind.app_type,
+      is_first_party: true,
+      oidc_conformant: true,
+      token_endpoint_auth_method: kind.token_endpoint_auth_method,
+    };
+    if (kind.app_type === "non_interactive") {
+      client.grant_types = ["client_credentials"];
+    } else {
+      client.callbacks = [`${host}/callback`];
+      client.allowed_logout_urls = [`${host}/`];
+      client.grant_types = ["authorization_code", "refresh_token"];
+      if (kind.app_type === "spa") client.web_origins = [host];
+    }
+    if (kind.token_endpoint_auth_method !== "none") {
+      client.client_secret = derivedAlphanumeric(`generated secret ${i}`, 64);
+    }
+    return client;
+  });
 }
 
 /** A new client secret: 64 characters, as on the platform. */
@@ -253,8 +313,24 @@ function isConfidential(client: SeedClient): boolean {
   );
 }
 
-/** Reads a seed file (JSON) or takes a seed object, checks it, and builds the starting state. */
-export function loadSeed(seed: TenantSeed | string = DEFAULT_SEED): LoadedSeed {
+/** Options of {@link loadSeed} that add to whatever seed is used. */
+export interface SeedExtras {
+  /**
+   * How many {@link generatedClients} to add after the seed's own clients (and after the
+   * machine-to-machine clients the seed gets when it names none); default 0. Their ids must not
+   * clash with the seed's.
+   */
+  extraClients?: number | undefined;
+}
+
+/**
+ * Reads a seed file (JSON) or takes a seed object, checks it, and builds the starting state.
+ * `extras.extraClients` adds generated clients to it (for benchmarks of large tenants).
+ */
+export function loadSeed(
+  seed: TenantSeed | string = DEFAULT_SEED,
+  extras: SeedExtras = {},
+): LoadedSeed {
   let raw: unknown = seed;
   if (typeof seed === "string") {
     const path = resolve(seed);
@@ -370,6 +446,15 @@ export function loadSeed(seed: TenantSeed | string = DEFAULT_SEED): LoadedSeed {
     "Tenant API read-only (seeded)",
     READ_ONLY_SCOPES,
   );
+
+  const extraClients = extras.extraClients ?? 0;
+  if (!Number.isInteger(extraClients) || extraClients < 0) {
+    problems.push(`extraClients must be a non-negative integer, got ${extraClients}`);
+  } else {
+    generatedClients(extraClients).forEach((client, index) => {
+      addClient(client, `generated client ${index}`);
+    });
+  }
 
   for (const clientId of grants.keys()) {
     if (!clients.some((c) => c.client_id === clientId)) {

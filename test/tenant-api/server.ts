@@ -28,6 +28,8 @@ export interface TenantApiOptions {
   host?: string | undefined;
   /** The tenant to start with: a seed object or the path of a JSON seed file; default the built-in one. */
   seed?: TenantSeed | string | undefined;
+  /** Generated clients added to the seed, for large-tenant benchmarks (`generatedClients`). */
+  extraClients?: number | undefined;
   /** Rate limit of the management API; default none (headers still sent, with a limit of 1000). */
   rateLimit?: RateLimitOptions | null | undefined;
   /** Faults to inject, as an object or in the CLI syntax (`error=0.2,drop=0.05,latency=0-300`). */
@@ -120,7 +122,7 @@ export async function createServerContext(
   if (!Number.isInteger(tokenTtlSeconds) || tokenTtlSeconds < 1) {
     throw new RangeError(`tokenTtlSeconds must be a positive integer, got ${tokenTtlSeconds}`);
   }
-  const seed = loadSeed(options.seed);
+  const seed = loadSeed(options.seed, { extraClients: options.extraClients });
   const context: ServerContext = {
     store: new TenantStore(seed.state),
     auth: await TokenAuthority.create(clock),

@@ -87,6 +87,26 @@ export class TenantStore {
     return this.clients.delete(clientId);
   }
 
+  /**
+   * One page of the clients that pass `filter`, in creation order (a PATCH does not move a
+   * client), and how many pass it in all. Only the page is copied, so paging through thousands of
+   * clients stays cheap.
+   */
+  listClients(
+    filter: (client: Readonly<WireClient>) => boolean,
+    start: number,
+    count: number,
+  ): { clients: WireClient[]; total: number } {
+    const clients: WireClient[] = [];
+    let total = 0;
+    for (const client of this.clients.values()) {
+      if (!filter(client)) continue;
+      if (total >= start && clients.length < count) clients.push(structuredClone(client));
+      total += 1;
+    }
+    return { clients, total };
+  }
+
   /** Ids of every client, in insertion order. */
   clientIds(): string[] {
     return [...this.clients.keys()];

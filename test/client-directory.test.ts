@@ -1,0 +1,383 @@
+/**
+ * The client directory (provider/api/client-directory.ts, docs/client-reads.md): which calls it
+ * makes for reads arriving one at a time or together, against a simulated tenant that counts them;
+ * the fields it asks for; freshness (passes, PATCH answers, forgotten clients); absent clients and
+ * clients moved by a deletion between pages; failures.
+ */
+
+import { describe, expect, it } from "vitest";
+import {
+  CLIENT_PAGE_SIZE,
+  ClientDirectory,
+  type DirectoryClient,
+  pageCountOf,
+  shouldListRemainingPages,
+  singleGetBudget,
+} from "../provider/api/client-directory.js";
+import {
+  SimulatedTenant,
+  type SimulatedTenantOptions,
+  tenantClients,
+} from "./support/simulated-tenant.js";
+
+const FIELDS = ["callbacks", "name"];
+/** Five clients of a 5,000-client tenant, none on page 0: the worst case for five reads. */
+const FIVE_OFF_PAGE_0 = [100, 1234, 2500, 3999, 4999];
+
+/** The most calls a pass may make for `n` reads of a `t`-client tenant (issue 12). */
+function bound(n: number, t: number): number {
+  return 2 * Math.min(n, Math.ceil(t / 100)) + 1;
+}
+
+function setup(size: number, options: SimulatedTenantOptions = {}) {
+  const tenant = new SimulatedTenant(tenantClients(size), options);
+  const directory = new ClientDirectory(tenant.transport());
+  return { tenant, directory };
+}
+
+/**
+ * `n` client ids spread over the tenant (every `size/n`-th), in a shuffled but fixed order, as a
+ * stack's resources name them regardless of the tenant's order.
+ */
+function managedIds(tenant: SimulatedTenant, n: number): string[] {
+  const all = tenant.clients.map((c) => c.client_id);
+  const step = all.length / Math.max(n, 1);
+  const ids = Array.from({ length: n }, (_, i) => all[Math.floor(i * step)] ?? "");
+  let seed = 7;
+  for (let i = ids.length - 1; i > 0; i -= 1) {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    const j = seed % (i + 1);
+    [ids[i], ids[j]] = [ids[j] ?? "", ids[i] ?? ""];
+  }
+  return ids;
+}
+
+async function readSerially(
+  directory: ClientDirectory<string>,
+  ids: readonly string[],
+  fields: readonly string[] = FIELDS,
+): Promise<Array<DirectoryClient | undefined>> {
+  const results: Array<DirectoryClient | undefined> = [];
+  for (const id of ids) results.push(await directory.get(id, fields, `read ${id}`));
+  return results;
+}
+
+function readTogether(
+  directory: ClientDirectory<string>,
+  ids: readonly string[],
+  fields: readonly string[] = FIELDS,
+): Promise<Array<DirectoryClient | undefined>> {
+  return Promise.all(ids.map((id) => directory.get(id, fields, `read ${id}`)));
+}
+
+/** Lets every queued callback run (one macrotask turn); not a timed wait. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Releases held calls turn after turn until `done` settles (at most 1,000 turns). */
+async function drain<T>(tenant: SimulatedTenant, done: Promise<T>): Promise<T> {
+  let finished = false;
+  const watched = done.finally(() => {
+    finished = true;
+  });
+  for (let turn = 0; turn < 1000 && !finished; turn += 1) {
+    tenant.release();
+    await nextTurn();
+  }
+  return watched;
+}
+
+describe("pure parts of the policy", () => {
+  it("counts pages of 100 clients, none for an empty tenant", () => {
+    expect([0, 1, 100, 101, 210, 5000].map(pageCountOf)).toEqual([0, 1, 1, 2, 3, 50]);
+    expect(CLIENT_PAGE_SIZE).toBe(100);
+  });
+
+  it("allows max(0, P - 2) single GETs before listing", () => {
+    expect([0, 1, 2, 3, 50].map(singleGetBudget)).toEqual([0, 0, 0, 1, 48]);
+  });
+
+  it("lists the remaining pages once the misses would exceed the budget", () => {
+    expect(shouldListRemainingPages(48, 0, 50)).toBe(false);
+    expect(shouldListRemainingPages(47, 1, 50)).toBe(false);
+    expect(shouldListRemainingPages(48, 1, 50)).toBe(true);
+    expect(shouldListRemainingPages(0, 2, 3)).toBe(true);
+  });
+});
+
+describe("the benchmark scenarios", () => {
+  it("reads 200 of 210 clients one at a time in 4 calls: page 0, one GET, pages 1 and 2", async () => {
+    const { tenant, directory } = setup(210);
+    await readSerially(directory, managedIds(tenant, 200));
+    expect(tenant.count()).toBe(4);
+    expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([3, 1]);
+  });
+
+  it("reads 200 of 210 clients issued together in 3 calls, one per page", async () => {
+    const { tenant, directory } = setup(210);
+    await readTogether(directory, managedIds(tenant, 200));
+    expect(tenant.calls.map((c) => (c.kind === "listPage" ? c.page : c.id))).toEqual([0, 1, 2]);
+  });
+
+  it("reads 200 of 210 clients arriving in waves of 20 while calls are pending in at most 4 calls", async () => {
+    const { tenant, directory } = setup(210, { hold: true });
+    const ids = managedIds(tenant, 200);
+    const reads: Promise<unknown>[] = [];
+    for (let wave = 0; wave < 10; wave += 1) {
+      for (const id of ids.slice(wave * 20, wave * 20 + 20))
+        reads.push(directory.get(id, FIELDS, id));
+      await nextTurn();
+      tenant.release();
+      await nextTurn();
+    }
+    await drain(tenant, Promise.all(reads));
+    expect(tenant.count()).toBeLessThanOrEqual(4);
+  });
+
+  it("reads 1,000 of 5,000 clients one at a time in 98 calls, within the 101 allowed", async () => {
+    const { tenant, directory } = setup(5000);
+    await readSerially(directory, managedIds(tenant, 1000));
+    expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([50, 48]);
+  });
+
+  it("reads 1,000 of 5,000 clients issued together in 50 calls, one per page", async () => {
+    const { tenant, directory } = setup(5000);
+    await readTogether(directory, managedIds(tenant, 1000));
+    expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([50, 0]);
+  });
+
+  it("reads 5 of 5,000 clients, none on page 0, one at a time in 6 calls: page 0 and 5 GETs", async () => {
+    const { tenant, directory } = setup(5000);
+    await readSerially(
+      directory,
+      FIVE_OFF_PAGE_0.map((i) => tenant.clients[i]?.client_id ?? ""),
+    );
+    expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([1, 5]);
+  });
+
+  it("reads 5 of 5,000 clients, none on page 0, issued together in 6 calls: page 0 and 5 GETs", async () => {
+    const { tenant, directory } = setup(5000);
+    await readTogether(
+      directory,
+      FIVE_OFF_PAGE_0.map((i) => tenant.clients[i]?.client_id ?? ""),
+    );
+    expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([1, 5]);
+  });
+});
+
+describe("the cost bound", () => {
+  const sizes = [0, 1, 100, 101, 250, 1000, 2500];
+  const reads = (t: number) => [...new Set([1, 2, 3, 5, 10, 24, 25, 26, Math.floor(t / 2), t])];
+
+  it("holds for reads one at a time, for every tested tenant size and number of reads", async () => {
+    const over: string[] = [];
+    for (const t of sizes) {
+      for (const n of reads(t).filter((x) => x <= t)) {
+        const { tenant, directory } = setup(t);
+        await readSerially(directory, managedIds(tenant, n));
+        if (tenant.count() > bound(n, t)) over.push(`${n} of ${t}: ${tenant.count()}`);
+      }
+    }
+    expect(over).toEqual([]);
+  });
+
+  it("holds for reads issued together, for every tested tenant size and number of reads", async () => {
+    const over: string[] = [];
+    for (const t of sizes) {
+      for (const n of reads(t).filter((x) => x <= t)) {
+        const { tenant, directory } = setup(t);
+        await readTogether(directory, managedIds(tenant, n));
+        if (tenant.count() > bound(n, t)) over.push(`${n} of ${t}: ${tenant.count()}`);
+      }
+    }
+    expect(over).toEqual([]);
+  });
+
+  it("comes down to one call per page when the stack reads the whole tenant together", async () => {
+    const { tenant, directory } = setup(2500);
+    await readTogether(directory, managedIds(tenant, 2500));
+    expect(tenant.count()).toBe(25);
+  });
+});
+
+describe("answers", () => {
+  it("are the client's requested fields and client_id, as a single GET would answer them", async () => {
+    const { tenant, directory } = setup(250);
+    const ids = managedIds(tenant, 150);
+    const results = await readTogether(directory, ids, ["name"]);
+    expect(results).toEqual(ids.map((id) => tenant.answered(id, ["client_id", "name"])));
+  });
+
+  it("leave key material out when the credentials cannot read it, without another call", async () => {
+    const { tenant, directory } = setup(50, { hideKeys: true });
+    const id = tenant.clients[3]?.client_id ?? "";
+    const result = await directory.get(id, ["client_secret", "name"], "portal");
+    expect(result).toEqual({ client_id: id, name: tenant.clients[3]?.name });
+    expect(tenant.count()).toBe(1);
+  });
+
+  it("hold key material when the credentials can read it", async () => {
+    const { tenant, directory } = setup(50);
+    const id = tenant.clients[3]?.client_id ?? "";
+    const result = await directory.get(id, ["client_secret"], "portal");
+    expect(result).toEqual({ client_id: id, client_secret: "secret-3" });
+  });
+
+  it("are not-found for a client absent from a complete listing once a single GET confirms it", async () => {
+    const { tenant, directory } = setup(50);
+    expect(await directory.get("NoSuchClient", FIELDS, "ghost")).toBeUndefined();
+    expect(tenant.calls.map((c) => c.kind)).toEqual(["listPage", "getOne"]);
+  });
+
+  it("find a client that a deletion between two pages moved onto a page already read", async () => {
+    const { tenant, directory } = setup(250, {
+      // Once page 0 has been answered, a client on it is deleted: every later client moves up one
+      // place, and the first client of page 1 is now the last of page 0.
+      beforeAnswer: (call, t) => {
+        if (call.kind === "listPage" && call.page === 1) t.clients.splice(5, 1);
+      },
+    });
+    const moved = tenant.clients[100]?.client_id ?? "";
+    const ids = [moved, ...managedIds(tenant, 150).filter((id) => id !== moved)];
+    const results = await readTogether(directory, ids);
+    expect(results[0]).toEqual(tenant.answered(moved, ["client_id", ...FIELDS]));
+    expect(tenant.calls.filter((c) => c.kind === "getOne").map((c) => c.id)).toEqual([moved]);
+  });
+
+  it("find a client created while the pages were read", async () => {
+    const { tenant, directory } = setup(250, {
+      beforeAnswer: (call, t) => {
+        if (call.kind === "listPage" && call.page === 1 && t.clients.length === 250) {
+          t.clients.push({ client_id: "CreatedDuringTheListing000000000", name: "late" });
+        }
+      },
+    });
+    const ids = [...managedIds(tenant, 150), "CreatedDuringTheListing000000000"];
+    const results = await readTogether(directory, ids, ["name"]);
+    expect(results.at(-1)).toEqual({ client_id: "CreatedDuringTheListing000000000", name: "late" });
+  });
+});
+
+describe("fields", () => {
+  it("asks for client_id and the union of the fields requested so far, sorted", async () => {
+    const { tenant, directory } = setup(250);
+    const [a, b, c] = [150, 220, 120].map((i) => tenant.clients[i]?.client_id ?? "");
+    await Promise.all([
+      directory.get(a ?? "", ["name"], "a"),
+      directory.get(b ?? "", ["callbacks", "app_type"], "b"),
+    ]);
+    await directory.get(c ?? "", ["description"], "c");
+    expect(tenant.calls.map((call) => (call.kind === "listPage" ? call.page : call.id))).toEqual([
+      0, 1, 2, 1,
+    ]);
+    const before = ["client_id", "app_type", "callbacks", "name"];
+    const after = ["client_id", "app_type", "callbacks", "description", "name"];
+    // Page 0, then pages 1 and 2 for a and b (two misses, over the budget of 1 GET); c is on
+    // page 1, fetched without its description, so that one page is fetched again.
+    expect(tenant.calls.map((call) => call.fields)).toEqual([before, before, before, after]);
+  });
+
+  it("refetch the one page of a client whose entry lacks a requested field, rather than a single GET", async () => {
+    const { tenant, directory } = setup(250);
+    const first = tenant.clients[1]?.client_id ?? "";
+    const second = tenant.clients[2]?.client_id ?? "";
+    await directory.get(first, ["name"], "first");
+    const result = await directory.get(second, ["name", "description"], "second");
+    expect(result).toEqual(tenant.answered(second, ["client_id", "name", "description"]));
+    expect(tenant.calls.map((c) => (c.kind === "listPage" ? `page ${c.page}` : c.id))).toEqual([
+      "page 0",
+      "page 0",
+    ]);
+  });
+
+  it("serve a later read of fewer fields from the entry without a call", async () => {
+    const { tenant, directory } = setup(250);
+    const id = tenant.clients[7]?.client_id ?? "";
+    await directory.get(id, ["name", "callbacks"], "first");
+    await directory.get(id, ["name"], "second");
+    expect(tenant.count()).toBe(1);
+  });
+});
+
+describe("freshness", () => {
+  it("serves nothing fetched in an earlier pass", async () => {
+    const { tenant, directory } = setup(50);
+    const id = tenant.clients[0]?.client_id ?? "";
+    await directory.get(id, FIELDS, "before");
+    tenant.clients[0] = {
+      ...(tenant.clients[0] ?? { client_id: id }),
+      name: "changed out of band",
+    };
+    directory.startPass();
+    const result = await directory.get(id, FIELDS, "after");
+    expect(result?.name).toBe("changed out of band");
+    expect(tenant.count("listPage")).toBe(2);
+    expect(directory.stats()).toEqual({ singleGets: 0, pages: 1 });
+  });
+
+  it("serves a remembered PATCH answer without a call", async () => {
+    const { tenant, directory } = setup(50);
+    const patched: DirectoryClient = { client_id: "PatchedClient", name: "after PATCH", sso: true };
+    directory.remember(patched);
+    expect(await directory.get("PatchedClient", ["name", "sso"], "portal")).toEqual(patched);
+    expect(tenant.count()).toBe(0);
+  });
+
+  it("keeps a remembered PATCH answer over a page sent before it", async () => {
+    const { tenant, directory } = setup(50, { hold: true });
+    const id = tenant.clients[4]?.client_id ?? "";
+    const before = directory.get(tenant.clients[0]?.client_id ?? "", ["name"], "other");
+    await nextTurn();
+    expect(tenant.pending).toBe(1);
+    directory.remember({ client_id: id, name: "after PATCH" });
+    await drain(tenant, before);
+    expect(await directory.get(id, ["name"], "portal")).toEqual({
+      client_id: id,
+      name: "after PATCH",
+    });
+  });
+
+  it("reads a forgotten client with a single GET, not from a page sent before", async () => {
+    const { tenant, directory } = setup(50);
+    const id = tenant.clients[4]?.client_id ?? "";
+    await directory.get(id, ["name"], "first");
+    directory.forget(id);
+    await directory.get(id, ["name"], "after an unknown PATCH outcome");
+    expect(tenant.calls.map((c) => c.kind)).toEqual(["listPage", "getOne"]);
+  });
+});
+
+describe("concurrency and failures", () => {
+  it("shares one single GET between concurrent reads of the same client", async () => {
+    const { tenant, directory } = setup(5000);
+    const id = tenant.clients[4000]?.client_id ?? "";
+    await directory.get(tenant.clients[0]?.client_id ?? "", FIELDS, "warm-up");
+    await Promise.all([directory.get(id, FIELDS, "one"), directory.get(id, FIELDS, "two")]);
+    expect(tenant.calls.filter((c) => c.kind === "getOne").map((c) => c.context)).toEqual(["one"]);
+  });
+
+  it("reads every waiting client by its own single GET, on its own context, when a page fails", async () => {
+    const { tenant, directory } = setup(250, {
+      failure: (call) => (call.kind === "listPage" ? new Error("page 0 failed") : undefined),
+    });
+    const ids = managedIds(tenant, 3);
+    const results = await readTogether(directory, ids);
+    expect(results).toEqual(ids.map((id) => tenant.answered(id, ["client_id", ...FIELDS])));
+    expect(tenant.calls.filter((c) => c.kind === "getOne").map((c) => c.context)).toEqual(
+      ids.map((id) => `read ${id}`),
+    );
+  });
+
+  it("rejects only the read whose own single GET failed", async () => {
+    const { tenant, directory } = setup(5000, {
+      failure: (call) =>
+        call.kind === "getOne" && call.context === "broken" ? new Error("GET failed") : undefined,
+    });
+    await directory.get(tenant.clients[0]?.client_id ?? "", FIELDS, "warm-up");
+    const broken = directory.get(tenant.clients[4000]?.client_id ?? "", FIELDS, "broken");
+    const fine = directory.get(tenant.clients[4001]?.client_id ?? "", FIELDS, "fine");
+    await expect(broken).rejects.toThrow("GET failed");
+    expect((await fine)?.client_id).toBe(tenant.clients[4001]?.client_id);
+  });
+});

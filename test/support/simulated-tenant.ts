@@ -1,0 +1,125 @@
+/**
+ * A tenant in memory behind the client directory's transport (`provider/api/client-directory.ts`),
+ * answering single reads and list pages as the local tenant API does (same field selection and key
+ * hiding, `clientAsAnswered`), and counting every call. Calls are answered a turn later, or held
+ * until the test releases them, so a test decides exactly which reads are pending when the
+ * directory decides.
+ */
+
+import type {
+  ClientDirectoryTransport,
+  DirectoryClient,
+  DirectoryPage,
+} from "../../provider/api/client-directory.js";
+import { clientAsAnswered, type WireClient } from "../tenant-api/clients.js";
+import { generatedClients } from "../tenant-api/seed.js";
+
+/** One call the directory made, as the tenant saw it. */
+export type TenantCall =
+  | { kind: "getOne"; id: string; fields: readonly string[]; context: string }
+  | { kind: "listPage"; page: number; perPage: number; fields: readonly string[]; context: string };
+
+/** Options of {@link SimulatedTenant}. */
+export interface SimulatedTenantOptions {
+  /** Hide key material, as for credentials without `read:client_keys`. */
+  hideKeys?: boolean;
+  /** Hold every call until {@link SimulatedTenant.release}; default: answer a turn later. */
+  hold?: boolean;
+  /** Runs when a call is answered, before the answer is computed (to change the tenant). */
+  beforeAnswer?: (call: TenantCall, tenant: SimulatedTenant) => void;
+  /** An error to fail a call with instead of answering it. */
+  failure?: (call: TenantCall) => Error | undefined;
+}
+
+/** `count` clients, deterministic (the local tenant API's generated clients). */
+export function tenantClients(count: number): WireClient[] {
+  return generatedClients(count).map((client, index) => ({
+    ...client,
+    client_id: String(client.client_id),
+    // Key material on every client, so tests can see it hidden or shown.
+    client_secret: `secret-${index}`,
+  }));
+}
+
+/** A tenant of clients in creation order, with a transport for the directory. */
+export class SimulatedTenant {
+  /** The clients, in creation (and listing) order. */
+  clients: WireClient[];
+  /** Every call, in the order made. */
+  readonly calls: TenantCall[] = [];
+  private held: Array<() => void> = [];
+
+  constructor(
+    clients: WireClient[],
+    private readonly options: SimulatedTenantOptions = {},
+  ) {
+    this.clients = clients.map((c) => structuredClone(c));
+  }
+
+  /** Calls made, by kind. */
+  count(kind?: TenantCall["kind"]): number {
+    return kind === undefined
+      ? this.calls.length
+      : this.calls.filter((c) => c.kind === kind).length;
+  }
+
+  /** Calls waiting for {@link SimulatedTenant.release}. */
+  get pending(): number {
+    return this.held.length;
+  }
+
+  /** Answers every held call (in the order made); returns how many. */
+  release(): number {
+    const held = this.held;
+    this.held = [];
+    for (const answer of held) answer();
+    return held.length;
+  }
+
+  /** The client as a single GET with `fields` would answer it now. */
+  answered(id: string, fields: readonly string[]): DirectoryClient | undefined {
+    const client = this.clients.find((c) => c.client_id === id);
+    return client === undefined ? undefined : this.view(client, fields);
+  }
+
+  /** The transport the directory under test uses; contexts are strings naming the read. */
+  transport(): ClientDirectoryTransport<string> {
+    return {
+      getOne: (id, fields, context) =>
+        this.answer({ kind: "getOne", id, fields: [...fields], context }, () =>
+          this.answered(id, fields),
+        ),
+      listPage: (page, perPage, fields, context) =>
+        this.answer({ kind: "listPage", page, perPage, fields: [...fields], context }, () => {
+          const slice = this.clients.slice(page * perPage, (page + 1) * perPage);
+          const answer: DirectoryPage = {
+            clients: slice.map((c) => this.view(c, fields)),
+            total: this.clients.length,
+          };
+          return answer;
+        }),
+    };
+  }
+
+  private view(client: WireClient, fields: readonly string[]): DirectoryClient {
+    const shown = clientAsAnswered(client, {
+      selection: { fields, include: true },
+      showKeys: this.options.hideKeys !== true,
+    });
+    return shown as DirectoryClient;
+  }
+
+  private answer<T>(call: TenantCall, compute: () => T): Promise<T> {
+    this.calls.push(call);
+    return new Promise<T>((resolve, reject) => {
+      const respond = () => {
+        this.options.beforeAnswer?.(call, this);
+        const error = this.options.failure?.(call);
+        if (error !== undefined) reject(error);
+        else resolve(compute());
+      };
+      if (this.options.hold === true) this.held.push(respond);
+      else queueMicrotask(respond);
+    });
+  }
+}
