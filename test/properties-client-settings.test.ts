@@ -1,8 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { matchesDeclared } from "../provider/diff.js";
-import { NAME_KEY } from "../provider/resources/operation.js";
-import { fromWire, toWire } from "../provider/schema/index.js";
+import { matchesDeclared } from "../provider/plan/compare.js";
+import { NAME_KEY } from "../provider/resource-name.js";
 import {
   type Constraint,
   constraintsOf,
@@ -16,6 +15,7 @@ import {
 } from "./support/arbitraries/index.js";
 import { type Harness, startHarness } from "./support/harness.js";
 import { callApi, DEFAULT_SEED_IDS, fetchToken, type WireClient } from "./tenant-api/index.js";
+import { fromWire, toWire } from "./tenant-api/wire.js";
 
 /** How many generated inputs each property checks: the issue asks for at least these. */
 const INVALID_RUNS = 5000;

@@ -1,7 +1,7 @@
+import type * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it, vi } from "vitest";
 import {
   APP_TYPES,
-  type CheckFailure,
   checkInputs,
   GRANT_TYPES,
   PUSH_PROVIDERS,
@@ -11,7 +11,7 @@ import { compiledValidatorCount } from "../provider/schema/validate.js";
 
 const CLIENT_ID = "aBcD1234efGH5678";
 
-function clientFailures(fields: Record<string, unknown>): CheckFailure[] {
+function clientFailures(fields: Record<string, unknown>): pulumi.dynamic.CheckFailure[] {
   return checkInputs("ClientSettings", { clientId: CLIENT_ID, ...fields }).failures;
 }
 
@@ -38,7 +38,7 @@ interface Edge {
   readonly constraint: string;
   readonly accepted: Record<string, unknown>;
   readonly rejected: Record<string, unknown>;
-  readonly failure: CheckFailure;
+  readonly failure: pulumi.dynamic.CheckFailure;
 }
 
 const edges: Edge[] = [

@@ -6,7 +6,6 @@
  */
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { validateWire } from "../provider/schema/index.js";
 import {
   type ApiAnswer,
   callApi,
@@ -16,6 +15,7 @@ import {
   type TenantApi,
   type WireClient,
 } from "./tenant-api/index.js";
+import { validateWire } from "./tenant-api/wire.js";
 
 const PROVIDER = "/api/v2/guardian/factors/push-notification/selected-provider";
 const client = (id: string) => `/api/v2/clients/${id}`;

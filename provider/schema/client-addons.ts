@@ -21,7 +21,7 @@ const emptyAddon = {
  * names out, so any member other than `samlp`, `wsfed`, `oag` and `sso_integration` must be an
  * object made of these fields.
  */
-export const productAddonSchema = {
+const productAddonSchema = {
   type: "object",
   description:
     "An addon named for a third-party product: its fields must come from the field sets of the spec.",
@@ -78,7 +78,7 @@ export const productAddonSchema = {
 } as const;
 
 /** The `samlp` addon: SAML2 web app settings. */
-export const samlpAddonSchema = {
+const samlpAddonSchema = {
   type: "object",
   description: "SAML2 web app addon.",
   "x-wire-keys": verbatim,

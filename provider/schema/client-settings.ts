@@ -178,6 +178,8 @@ export const clientSettingsSchema = {
         "as written.",
       "x-wire-keys": "verbatim",
       "x-wire-null-values": true,
+      // The platform merges it key by key: only declared keys are sent (plan/field-strategies.ts).
+      "x-strategy": "map",
       maxProperties: 10,
       propertyNames: {
         type: "string",
@@ -263,6 +265,8 @@ export const clientSettingsSchema = {
       type: "string",
       enum: ["strict", "permissive"],
       description: "Set when the client is created; it can never change.",
+      // Never sent; a change is refused before anything is sent (plan/field-strategies.ts).
+      "x-strategy": "fixed",
     },
     redirectionPolicy: {
       type: "string",

@@ -7,7 +7,8 @@
  * description of them (DESIGN.md section 3), and it validates every body before it gets here.
  */
 
-import { postLoginPromptReason } from "../../provider/schema/index.js";
+import { isPlainObject } from "../../provider/json.js";
+import { type PathFailure, postLoginPromptReason } from "../../provider/schema/index.js";
 
 /** A client as stored and answered: a JSON object keyed by wire names, with its id. */
 export interface WireClient {
@@ -15,14 +16,6 @@ export interface WireClient {
   client_id: string;
   /** Every other field, spelled as on the wire (spec 2.3.1 and 2.3.6). */
   [field: string]: unknown;
-}
-
-/** One failed rule, in the same form as the schema module's failures. */
-export interface RuleFailure {
-  /** Wire path of the field (`client_metadata`, `jwt_configuration.lifetime_in_seconds`). */
-  path: string;
-  /** Why it failed. */
-  reason: string;
 }
 
 /** Fields that appear only in a response (spec 2.3.6): a PATCH cannot set them. */
@@ -117,10 +110,6 @@ export function clientResponseDefaults(tenant: string): Record<string, unknown> 
   };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * Fills the defaults the platform adds inside two objects when a client is created or one of them
  * is replaced by a PATCH. A provider must therefore compare such objects on the keys it declared
@@ -179,8 +168,8 @@ export function storedClientRuleFailures(
   stored: WireClient,
   patch: Record<string, unknown>,
   merged: WireClient,
-): RuleFailure[] {
-  const failures: RuleFailure[] = [];
+): PathFailure[] {
+  const failures: PathFailure[] = [];
   if (
     "third_party_security_mode" in patch &&
     patch.third_party_security_mode !== stored.third_party_security_mode
@@ -214,7 +203,7 @@ export function storedClientRuleFailures(
 }
 
 /** The 400 message for a list of failures: `Payload validation error: path: reason; ...`. */
-export function payloadValidationMessage(failures: readonly RuleFailure[]): string {
+export function payloadValidationMessage(failures: readonly PathFailure[]): string {
   const parts = failures.map((f) => (f.path === "" ? f.reason : `${f.path}: ${f.reason}`));
   return `Payload validation error: ${parts.join("; ")}`;
 }

@@ -17,7 +17,6 @@ export {
   applyClientPatch,
   clientResponseDefaults,
   RESPONSE_ONLY_FIELDS,
-  type RuleFailure,
   type WireClient,
 } from "./clients.js";
 export { areaOf, isLoopback, type ServerContext } from "./context.js";

@@ -7,17 +7,14 @@
  */
 
 import type { FastifyInstance } from "fastify";
-import { validateWire } from "../../provider/schema/index.js";
+import { isPlainObject } from "../../provider/json.js";
+import type { PathFailure } from "../../provider/schema/index.js";
 import { requireScope } from "./auth.js";
-import {
-  applyClientPatch,
-  payloadValidationMessage,
-  type RuleFailure,
-  storedClientRuleFailures,
-} from "./clients.js";
+import { applyClientPatch, payloadValidationMessage, storedClientRuleFailures } from "./clients.js";
 import { principalOf, type ServerContext } from "./context.js";
 import { ApiError } from "./errors.js";
 import type { PushProvider } from "./store.js";
+import { validateWire } from "./wire.js";
 
 /** Path of the push provider selection. */
 export const SELECTED_PROVIDER_ROUTE =
@@ -34,11 +31,7 @@ interface IdParams {
   id: string;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function invalidBody(failures: readonly RuleFailure[]): ApiError {
+function invalidBody(failures: readonly PathFailure[]): ApiError {
   return new ApiError(400, "invalid_body", payloadValidationMessage(failures));
 }
 
@@ -92,7 +85,7 @@ export function registerManagementRoutes(app: FastifyInstance, context: ServerCo
     const principal = principalOf(request);
     requireScope(principal, "update:clients");
     const body: unknown = request.body ?? {};
-    if (isRecord(body) && KEY_FIELDS.some((field) => field in body)) {
+    if (isPlainObject(body) && KEY_FIELDS.some((field) => field in body)) {
       requireScope(principal, "update:client_keys");
     }
     const failures = validateWire("clientUpdate", body);
