@@ -4,7 +4,7 @@ import https from "node:https";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { resolveSettings } from "../provider/config.js";
 import { TenantConfigError } from "../provider/errors.js";
-import { NAME_KEY } from "../provider/resources/operation.js";
+import { NAME_KEY } from "../provider/resource-name.js";
 import { PushProviderSelectionProvider } from "../provider/resources/push-provider-selection.js";
 import { type Harness, stackConfig, startHarness } from "./support/harness.js";
 import { REPO_ROOT } from "./support/installed-package.js";
