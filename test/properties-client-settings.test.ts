@@ -28,12 +28,12 @@ const CREATE_RUNS = 150;
 /**
  * The client every valid input is applied to: third-party with `third_party_security_mode:
  * "strict"`, OIDC conformant, without metadata, so the rules that depend on the stored client
- * (spec 4.2 rules 2 and 3, the metadata count once merged) hold for any valid input.
+ * (docs/platform.md, "Rules across fields", and the metadata count once merged) hold for any valid input.
  */
 const TARGET = DEFAULT_SEED_IDS.strictThirdParty;
 const TARGET_MODE = "strict";
 
-/** Fields the response never holds as null (spec 2.3.6): a null sent resets them to the default. */
+/** Fields the response never holds as null (docs/platform.md, "Response-only fields"): a null sent resets them to the default. */
 const NEVER_NULL_IN_RESPONSE = [
   "tokenEndpointAuthMethod",
   "organizationUsage",
@@ -53,7 +53,7 @@ afterAll(async () => {
   await h.stop();
 });
 
-/** `thirdPartySecurityMode` can never change (spec 3): a valid input may only restate it. */
+/** `thirdPartySecurityMode` can never change (docs/platform.md, "Rules across fields"): a valid input may only restate it. */
 const sameModeAsTarget = (inputs: Inputs): Inputs =>
   "thirdPartySecurityMode" in inputs ? { ...inputs, thirdPartySecurityMode: TARGET_MODE } : inputs;
 
@@ -247,8 +247,8 @@ function clientProperties(): Record<string, unknown> {
 const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /**
- * The 56 fields of spec 2.3.1 in the spec's spelling, with the types its table gives. Written from
- * the spec, not from the schema, so that a field or a type missing from the schema shows here:
+ * The 55 client fields in the platform's spelling, with the types its table gives. Written from
+ * the platform's documentation (docs/platform.md), not from the schema, so that a field or a type missing from the schema shows here:
  * the generators walk the schema and would never notice.
  */
 const SPEC_FIELD_TYPES: Record<string, string | string[]> = {
@@ -311,7 +311,7 @@ const SPEC_FIELD_TYPES: Record<string, string | string[]> = {
 
 const URL_LIST = "url-with-placeholders";
 
-/** The constraints of spec 2.3.1, 2.3.2, 2.3.3 and section 8, at the user's paths. */
+/** The constraints of docs/platform.md ("Client fields", "Limits", "URL formats"), at the user's paths. */
 const SPEC_CONSTRAINTS: Constraint[] = [
   { path: "clientId", keyword: "minLength", value: 1 },
   { path: "name", keyword: "minLength", value: 1 },
@@ -415,7 +415,7 @@ const SPEC_CONSTRAINTS: Constraint[] = [
   { path: "", keyword: "required", value: ["clientId"] },
 ];
 
-/** Section 8: letters, digits and `: , - + = _ * ? " / ( ) < > @`, tab and space. */
+/** docs/platform.md, "Limits": letters, digits and `: , - + = _ * ? " / ( ) < > @`, tab and space. */
 const SPEC_KEY_PUNCTUATION = ':,-+=_*?"/()<>@\t ';
 
 describe("ClientSettings schema walked by the generators", () => {

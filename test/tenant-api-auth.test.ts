@@ -1,7 +1,7 @@
 /**
- * Authentication of the local tenant API (spec section 5): the client credentials grant at
+ * Authentication of the local tenant API (docs/platform.md, "The three operations"): the client credentials grant at
  * `/oauth/token`, tokens verified for real (signature, expiry, audience, issuer) and the scope each
- * route needs (DESIGN.md section 8).
+ * route needs (docs/platform.md).
  */
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";

@@ -26,7 +26,7 @@ export interface InputCheck {
 const NOTHING_SENSITIVE: readonly string[] = [];
 
 /**
- * The deepest nesting accepted in an input. The spec's deepest shape is four levels; free-form maps
+ * The deepest nesting accepted in an input. The platform's deepest shape is four levels; free-form maps
  * could otherwise hold anything, and a value thousands of levels deep cannot even be encoded as JSON
  * (the encoder's recursion overflows), so it would pass the preview and fail the update.
  */

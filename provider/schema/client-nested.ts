@@ -1,7 +1,8 @@
 /**
- * The nested object shapes of a client (spec 2.3.4), written in the user's camelCase. Each shape is
+ * The nested object shapes of a client (docs/platform.md, "Client fields"), written in the user's
+ * camelCase. Each shape is
  * closed (`additionalProperties: false`) so that a misspelt member fails with a suggestion; all
- * members are optional, as the spec states. Arrays whose item type the spec leaves out accept any
+ * members are optional, as on the platform. Arrays whose item type the platform leaves open accept any
  * items. Objects marked `"x-wire-keys": "verbatim"` keep their own keys on the wire (see
  * `wire.ts`); their member schemas are mapped as usual.
  *
@@ -62,7 +63,7 @@ export const oidcLogoutSchema = {
 } as const;
 
 /**
- * `oidc_backchannel_logout`: deprecated in favour of `oidc_logout`. The spec does not show its
+ * `oidc_backchannel_logout`: deprecated in favour of `oidc_logout`. The platform does not show its
  * members, so any object is accepted and its keys are sent exactly as written.
  */
 export const oidcBackchannelLogoutSchema = {
@@ -127,7 +128,7 @@ export const mobileSchema = {
 } as const;
 
 /**
- * `native_social_login`: one member per social identity provider. The spec does not name the
+ * `native_social_login`: one member per social identity provider. The platform does not name the
  * providers, so member names are free and sent as written; each member is `{ enabled }`.
  */
 export const nativeSocialLoginSchema = {

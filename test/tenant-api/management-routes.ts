@@ -1,5 +1,5 @@
 /**
- * The management API routes (spec section 4, DESIGN.md section 8): the push provider selection,
+ * The management API routes (docs/platform.md, "The three operations"): the push provider selection,
  * client read and update, event stream read and delete.
  *
  * Checks run in the platform's order: token (in the onRequest hook), then scope, then the body or

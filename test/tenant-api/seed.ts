@@ -17,7 +17,7 @@ import {
 import type { ClientGrant, PushProvider, TenantState, WireEventStream } from "./store.js";
 import { validateWire } from "./wire.js";
 
-/** Every scope the routes of this server check (DESIGN.md section 8). */
+/** Every scope the routes of this server check (docs/platform.md). */
 export const ADMIN_SCOPES: readonly string[] = [
   "read:clients",
   "update:clients",
