@@ -2,8 +2,12 @@ import type { FromSchema } from "json-schema-to-ts";
 import { addonsSchema } from "./client-addons.js";
 import {
   clientAuthenticationMethodsSchema,
-  defaultOrganizationSchema,
   encryptionKeySchema,
+  signedRequestObjectSchema,
+  tokenVaultPrivilegedAccessSchema,
+} from "./client-credentials.js";
+import {
+  defaultOrganizationSchema,
   expressConfigurationSchema,
   fedcmLoginSchema,
   jwtConfigurationSchema,
@@ -14,10 +18,8 @@ import {
   oidcLogoutSchema,
   refreshTokenSchema,
   sessionTransferSchema,
-  signedRequestObjectSchema,
   tokenExchangeSchema,
   tokenQuotaSchema,
-  tokenVaultPrivilegedAccessSchema,
 } from "./client-nested.js";
 
 /**
@@ -179,7 +181,6 @@ export const clientSettingsSchema = {
         "as written.",
       "x-wire-keys": "verbatim",
       "x-wire-null-values": true,
-      // The platform merges it key by key: only declared keys are sent (plan/field-strategies.ts).
       "x-strategy": "map",
       maxProperties: 10,
       propertyNames: {
@@ -266,7 +267,6 @@ export const clientSettingsSchema = {
       type: "string",
       enum: ["strict", "permissive"],
       description: "Set when the client is created; it can never change.",
-      // Never sent; a change is refused before anything is sent (plan/field-strategies.ts).
       "x-strategy": "fixed",
     },
     redirectionPolicy: {
@@ -286,10 +286,7 @@ export type ClientSettingsInputs = FromSchema<typeof clientSettingsSchema>;
 /** The name of one of the 55 client fields, in camelCase (every input but `clientId`). */
 export type ClientSettingsField = Exclude<keyof typeof clientSettingsSchema.properties, "clientId">;
 
-/**
- * The 55 client fields (docs/platform.md, "Client fields"), in camelCase, in the platform's order;
- * with `clientId` they are the 56 properties of the schema.
- */
+/** The 55 client fields in camelCase, in the platform's order (the schema adds `clientId`). */
 export const CLIENT_SETTINGS_FIELDS = Object.keys(clientSettingsSchema.properties).filter(
   (key) => key !== "clientId",
 ) as readonly ClientSettingsField[];
