@@ -3,35 +3,30 @@
  * against the real server on a loopback port.
  */
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import {
+  clientRoute,
+  expectErrorAnswer,
+  PROVIDER,
+  streamRoute,
+  useTenantApi,
+} from "./support/tenant-api-suite.js";
 import {
   callApi,
   DEFAULT_SEED_IDS,
-  fetchToken,
   RESPONSE_ONLY_FIELDS,
-  startTenantApi,
   type TenantApi,
   type WireClient,
 } from "./tenant-api/index.js";
 
-const PROVIDER = "/api/v2/guardian/factors/push-notification/selected-provider";
-const client = (id: string) => `/api/v2/clients/${id}`;
-const stream = (id: string) => `/api/v2/event-streams/${id}`;
+const client = clientRoute;
+const stream = streamRoute;
 
 let api: TenantApi;
 let token: string;
-
-beforeAll(async () => {
-  api = await startTenantApi({ random: 1 });
-  token = await fetchToken(api);
-});
-
-afterAll(async () => {
-  await api?.stop();
-});
-
-beforeEach(() => {
-  api.store.reset();
+useTenantApi({ random: 1 }, (started, admin) => {
+  api = started;
+  token = admin;
 });
 
 describe("push provider selection (spec 4.1)", () => {
@@ -163,13 +158,7 @@ describe("client read and update (spec 4.2)", () => {
       token,
       json: { name: "x" },
     });
-    expect(answer.status).toBe(404);
-    expect(answer.body).toEqual({
-      statusCode: 404,
-      error: "Not Found",
-      message: "The client does not exist",
-      errorCode: "inexistent_client",
-    });
+    expectErrorAnswer(answer, 404, "inexistent_client", "The client does not exist");
   });
 
   it("answers 404 inexistent_client for an unknown client on GET", async () => {
@@ -192,13 +181,7 @@ describe("event stream deletion (spec 4.3)", () => {
     const id = DEFAULT_SEED_IDS.webhookStream;
     expect((await callApi(api, "DELETE", stream(id), { token })).status).toBe(204);
     const again = await callApi(api, "DELETE", stream(id), { token });
-    expect(again.status).toBe(404);
-    expect(again.body).toEqual({
-      statusCode: 404,
-      error: "Not Found",
-      message: "The event stream does not exist",
-      errorCode: "inexistent_event_stream",
-    });
+    expectErrorAnswer(again, 404, "inexistent_event_stream", "The event stream does not exist");
   });
 
   it("answers GET with the stored stream, and 404 once it is deleted", async () => {
@@ -238,13 +221,12 @@ describe("error bodies", () => {
       raw: "{not json",
       headers: { "content-type": "application/json" },
     });
-    expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({
-      statusCode: 400,
-      error: "Bad Request",
-      message: "Body is not valid JSON but content-type is set to 'application/json'",
-      errorCode: "invalid_body",
-    });
+    expectErrorAnswer(
+      answer,
+      400,
+      "invalid_body",
+      "Body is not valid JSON but content-type is set to 'application/json'",
+    );
   });
 
   it("answers an unsupported content type with 415 in the platform's error shape", async () => {
@@ -269,35 +251,27 @@ describe("error bodies", () => {
 
   it("answers an unknown route with 404 not_found in the platform's error shape", async () => {
     const answer = await callApi(api, "GET", "/api/v2/connections", { token });
-    expect(answer.status).toBe(404);
-    expect(answer.body).toEqual({
-      statusCode: 404,
-      error: "Not Found",
-      message: "Route GET:/api/v2/connections not found",
-      errorCode: "not_found",
-    });
+    expectErrorAnswer(answer, 404, "not_found", "Route GET:/api/v2/connections not found");
   });
 
   it("answers a path that is not valid URL encoding with 400 invalid_uri", async () => {
     const answer = await callApi(api, "GET", "/api/v2/clients/%E0%A4%A", { token });
-    expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({
-      statusCode: 400,
-      error: "Bad Request",
-      message: "Path validation error: the path is not a valid URL",
-      errorCode: "invalid_uri",
-    });
+    expectErrorAnswer(
+      answer,
+      400,
+      "invalid_uri",
+      "Path validation error: the path is not a valid URL",
+    );
   });
 
   it("answers a path parameter longer than 1000 characters with 414 invalid_uri", async () => {
     const answer = await callApi(api, "GET", client("x".repeat(1001)), { token });
-    expect(answer.status).toBe(414);
-    expect(answer.body).toEqual({
-      statusCode: 414,
-      error: "URI Too Long",
-      message: "Path validation error: a path parameter is longer than 1000 characters",
-      errorCode: "invalid_uri",
-    });
+    expectErrorAnswer(
+      answer,
+      414,
+      "invalid_uri",
+      "Path validation error: a path parameter is longer than 1000 characters",
+    );
   });
 
   it("answers an unknown route with 404 before looking at the token", async () => {
