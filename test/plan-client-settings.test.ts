@@ -24,6 +24,14 @@ type Props = Record<string, unknown>;
 /** Inputs of a resource named "web" for client {@link ID}. */
 const inputs = (fields: Props): Props => ({ __resourceName: "web", clientId: ID, ...fields });
 
+/** `jwt_configuration` as the platform stores it: defaults filled in, and a key it added. */
+const jwt = (lifetime: number): Props => ({
+  alg: "RS256",
+  lifetime_in_seconds: lifetime,
+  secret_encoded: false,
+  fooBar: 1,
+});
+
 /** A client as the API answers it, with a key the platform added inside jwt_configuration. */
 const live = (fields: Props = {}): Props => ({
   client_id: ID,
@@ -31,7 +39,7 @@ const live = (fields: Props = {}): Props => ({
   sso: false,
   callbacks: ["https://portal.example/cb"],
   oidc_conformant: false,
-  jwt_configuration: { alg: "RS256", lifetime_in_seconds: 36000, secret_encoded: false, fooBar: 1 },
+  jwt_configuration: jwt(36000),
   client_metadata: { team: "identity", tier: "gold" },
   organization_discovery_methods: [],
   ...fields,
@@ -127,14 +135,7 @@ describe("planCreate", () => {
 
   it("sends a declared object merged over the live one, keeping the platform's keys as they are", () => {
     const plan = planCreate(inputs({ jwtConfiguration: { lifetimeInSeconds: 60 } }), live());
-    expect(plan.send).toEqual({
-      jwt_configuration: {
-        alg: "RS256",
-        lifetime_in_seconds: 60,
-        secret_encoded: false,
-        fooBar: 1,
-      },
-    });
+    expect(plan.send).toEqual({ jwt_configuration: jwt(60) });
   });
 
   it("sends only the declared metadata keys", () => {
@@ -144,14 +145,7 @@ describe("planCreate", () => {
 
   it("remembers each declared field whole, as the API answered it", () => {
     const plan = planCreate(inputs({ jwtConfiguration: { lifetimeInSeconds: 60 } }), live());
-    expect(plan.remember).toEqual({
-      jwt_configuration: {
-        alg: "RS256",
-        lifetime_in_seconds: 36000,
-        secret_encoded: false,
-        fooBar: 1,
-      },
-    });
+    expect(plan.remember).toEqual({ jwt_configuration: jwt(36000) });
   });
 
   it("remembers null for a declared metadata key the client lacks", () => {
@@ -167,14 +161,7 @@ describe("planCreate", () => {
       __resourceName: "web",
       clientId: ID,
       jwtConfiguration: { lifetimeInSeconds: 60 },
-      prior: {
-        jwtConfiguration: {
-          alg: "RS256",
-          lifetime_in_seconds: 36000,
-          secret_encoded: false,
-          fooBar: 1,
-        },
-      },
+      prior: { jwtConfiguration: jwt(36000) },
     });
   });
 

@@ -23,15 +23,9 @@ import {
 } from "./tenant-api/index.js";
 import { validateWire } from "./tenant-api/wire.js";
 
-const client = clientRoute;
-const stream = streamRoute;
-
 let api: TenantApi;
 let token: string;
-useTenantApi({ random: 2 }, (started, admin) => {
-  api = started;
-  token = admin;
-});
+useTenantApi({ random: 2 }, (started, admin) => ([api, token] = [started, admin]));
 
 /** The message the server must send for a body the schema module refuses. */
 function expectedMessage(kind: "pushProviderSelection" | "clientUpdate", body: unknown): string {
@@ -56,7 +50,7 @@ async function put(body: unknown): Promise<ApiAnswer> {
 }
 
 async function patch(id: string, body: unknown): Promise<ApiAnswer<WireClient>> {
-  return callApi<WireClient>(api, "PATCH", client(id), { token, json: body });
+  return callApi<WireClient>(api, "PATCH", clientRoute(id), { token, json: body });
 }
 
 const WEB = DEFAULT_SEED_IDS.regularWeb;
@@ -356,31 +350,31 @@ describe("event stream id (spec 2.2 and section 8)", () => {
     );
 
   it("answers 400 invalid_uri when a DELETE names an event stream id of 25 characters", async () => {
-    const answer = await callApi(api, "DELETE", stream(`est_${"a".repeat(21)}`), { token });
+    const answer = await callApi(api, "DELETE", streamRoute(`est_${"a".repeat(21)}`), { token });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual(invalidUri(25));
   });
 
   it("answers 400 invalid_uri when a DELETE names an event stream id of 27 characters", async () => {
-    const answer = await callApi(api, "DELETE", stream(`est_${"a".repeat(23)}`), { token });
+    const answer = await callApi(api, "DELETE", streamRoute(`est_${"a".repeat(23)}`), { token });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual(invalidUri(27));
   });
 
   it("answers 400 invalid_uri when a GET names an event stream id of 25 characters", async () => {
-    const answer = await callApi(api, "GET", stream(`est_${"a".repeat(21)}`), { token });
+    const answer = await callApi(api, "GET", streamRoute(`est_${"a".repeat(21)}`), { token });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual(invalidUri(25));
   });
 
   it("answers 404 for a well-formed id of no event stream", async () => {
-    const answer = await callApi(api, "DELETE", stream(`est_${"Z".repeat(22)}`), { token });
+    const answer = await callApi(api, "DELETE", streamRoute(`est_${"Z".repeat(22)}`), { token });
     expect(answer.status).toBe(404);
     expect(answer.body).toMatchObject({ errorCode: "inexistent_event_stream" });
   });
 
   it("leaves the seeded streams alone when the id is refused", async () => {
-    await callApi(api, "DELETE", stream(`${DEFAULT_SEED_IDS.webhookStream}x`), { token });
+    await callApi(api, "DELETE", streamRoute(`${DEFAULT_SEED_IDS.webhookStream}x`), { token });
     expect(api.store.eventStreamExists(DEFAULT_SEED_IDS.webhookStream)).toBe(true);
   });
 });

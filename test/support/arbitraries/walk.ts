@@ -23,8 +23,8 @@ import { codePoint, freeJson, freeObject, PROTOTYPE_KEYS, text } from "./text.js
 
 export type { SchemaNode };
 
-/** Every keyword the walker understands; annotations (`description`, `x-...`) change nothing. */
-const KNOWN_KEYWORDS = new Set([
+/** The keywords that constrain a value, as {@link constraintsOf} reports them. */
+const CONSTRAINT_KEYWORDS = [
   "type",
   "enum",
   "minLength",
@@ -34,18 +34,19 @@ const KNOWN_KEYWORDS = new Set([
   "minimum",
   "maximum",
   "minItems",
-  "items",
-  "properties",
-  "required",
-  "additionalProperties",
-  "propertyNames",
   "maxProperties",
-  "description",
-  "x-wire-keys",
-  "x-wire-null-values",
-  "x-sensitive",
-  "x-pattern-reason",
-  "x-strategy",
+  "additionalProperties",
+  "required",
+] as const;
+
+/**
+ * Every keyword the walker understands: the constraints, the keywords that lead to nested schemas,
+ * and annotations (`description`, `x-...`), which change nothing.
+ */
+const KNOWN_KEYWORDS = new Set<string>([
+  ...CONSTRAINT_KEYWORDS,
+  ...["items", "properties", "propertyNames", "description"],
+  ...["x-wire-keys", "x-wire-null-values", "x-sensitive", "x-pattern-reason", "x-strategy"],
 ]);
 
 /** The kinds of mutation, as the coverage counts name them. */
@@ -707,21 +708,6 @@ export interface Constraint {
   readonly keyword: string;
   readonly value: unknown;
 }
-
-const CONSTRAINT_KEYWORDS = [
-  "type",
-  "enum",
-  "minLength",
-  "maxLength",
-  "pattern",
-  "format",
-  "minimum",
-  "maximum",
-  "minItems",
-  "maxProperties",
-  "additionalProperties",
-  "required",
-] as const;
 
 /**
  * Every constraint of a schema with the path template it applies to. Items are written `[]`,
