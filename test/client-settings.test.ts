@@ -1,11 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ImmutableFieldError,
   TenantApiError,
   TenantTimeoutError,
   TenantValidationError,
 } from "../provider/errors.js";
-import { type Harness, startHarness } from "./support/harness.js";
+import { type Harness, startHarness, useHarnessPerTest } from "./support/harness.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 import type { TenantState } from "./tenant-api/store.js";
 
@@ -17,12 +17,10 @@ const PATCH = "PATCH /api/v2/clients/:id";
 type Props = Record<string, unknown>;
 
 let h: Harness;
-beforeEach(async () => {
-  h = await startHarness();
-});
-afterEach(async () => {
-  await h.stop();
-});
+useHarnessPerTest(
+  (started) => (h = started),
+  () => h,
+);
 
 const web = (fields: Props): Props => ({ __resourceName: "web", clientId: WEB, ...fields });
 const wire = (id: string) => h.api.store.getClient(id) as Record<string, unknown>;

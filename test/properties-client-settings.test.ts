@@ -14,16 +14,19 @@ import {
   validClientSettings,
 } from "./support/arbitraries/index.js";
 import { type Harness, startHarness } from "./support/harness.js";
+import { PLATFORM_APP_TYPES } from "./support/platform.js";
 import { callApi, DEFAULT_SEED_IDS, fetchToken, type WireClient } from "./tenant-api/index.js";
 import { fromWire, toWire } from "./tenant-api/wire.js";
 
 /** How many generated inputs each property checks: the issue asks for at least these. */
-const INVALID_RUNS = 5000;
-const VALID_RUNS = 1000;
-/** Invalid inputs whose wire form is also sent to the tenant API, to see it refuse them too. */
-const API_INVALID_RUNS = 1000;
-/** Through the provider's create (a GET and a PATCH each): fewer, the PATCHes cover the wire. */
-const CREATE_RUNS = 150;
+const RUNS = {
+  invalid: 5000,
+  valid: 1000,
+  /** Invalid inputs whose wire form is also sent to the tenant API, to see it refuse them too. */
+  apiInvalid: 1000,
+  /** Through the provider's create (a GET and a PATCH each): fewer, the PATCHes cover the wire. */
+  create: 150,
+} as const;
 
 /**
  * The client every valid input is applied to: third-party with `third_party_security_mode:
@@ -114,9 +117,9 @@ describe("ClientSettings check on generated invalid inputs", () => {
           expect(failure.reason).not.toBe("");
         }
       }),
-      { seed: PROPERTY_SEED, numRuns: INVALID_RUNS },
+      { seed: PROPERTY_SEED, numRuns: RUNS.invalid },
     );
-    expect(runs).toBe(INVALID_RUNS);
+    expect(runs).toBe(RUNS.invalid);
     const after = h.api.stats();
     expect({ api: after.api, token: after.token }).toEqual({
       api: before.api,
@@ -142,16 +145,16 @@ describe("ClientSettings check on generated invalid inputs", () => {
         // The wire path starts with the top-level field in the spec's spelling.
         expect(answer.body.message).toContain(`${snakeCase(c.path[0]?.key ?? "")}`);
       }),
-      { seed: PROPERTY_SEED, numRuns: API_INVALID_RUNS },
+      { seed: PROPERTY_SEED, numRuns: RUNS.apiInvalid },
     );
     h.api.store.putClient(original);
-    expect(runs).toBe(API_INVALID_RUNS);
+    expect(runs).toBe(RUNS.apiInvalid);
   });
 
   it("generates mutations of every client field and of every kind", () => {
     const cases: InvalidCase[] = fc.sample(invalidClientSettings(), {
       seed: PROPERTY_SEED,
-      numRuns: INVALID_RUNS,
+      numRuns: RUNS.invalid,
     });
     const fields = new Set(cases.map((c) => c.field));
     const kinds = new Map<string, number>();
@@ -181,14 +184,14 @@ describe("ClientSettings check and the tenant API on generated valid inputs", ()
         expect(answer.status, answer.text).toBe(200);
         expect(notHeld(answer.body, body, NEVER_NULL_IN_RESPONSE.map(snakeCase))).toEqual([]);
       }),
-      { seed: PROPERTY_SEED, numRuns: VALID_RUNS },
+      { seed: PROPERTY_SEED, numRuns: RUNS.valid },
     );
     h.api.store.putClient(original);
-    expect(runs).toBe(VALID_RUNS);
+    expect(runs).toBe(RUNS.valid);
   });
 
   it("generates valid inputs at the limits of spec section 8", () => {
-    const samples = fc.sample(validClientSettings(), { seed: PROPERTY_SEED, numRuns: VALID_RUNS });
+    const samples = fc.sample(validClientSettings(), { seed: PROPERTY_SEED, numRuns: RUNS.valid });
     const some = (test: (inputs: Inputs) => boolean) => samples.some(test);
     const metadataOf = (inputs: Inputs) => (inputs.clientMetadata ?? {}) as Record<string, string>;
     expect({
@@ -221,7 +224,7 @@ describe("ClientSettings check and the tenant API on generated valid inputs", ()
           userFields(inputs),
         );
       }),
-      { seed: PROPERTY_SEED, numRuns: VALID_RUNS },
+      { seed: PROPERTY_SEED, numRuns: RUNS.valid },
     );
   });
 
@@ -234,7 +237,7 @@ describe("ClientSettings check and the tenant API on generated valid inputs", ()
         const live = fromWire("ClientSettings", h.api.store.getClient(TARGET) as WireClient);
         expect(notHeld(live, userFields(inputs), NEVER_NULL_IN_RESPONSE)).toEqual([]);
       }),
-      { seed: PROPERTY_SEED, numRuns: CREATE_RUNS },
+      { seed: PROPERTY_SEED, numRuns: RUNS.create },
     );
     h.api.store.putClient(original);
   });
@@ -353,16 +356,7 @@ const SPEC_CONSTRAINTS: Constraint[] = [
   {
     path: "appType",
     keyword: "enum",
-    value: [
-      "native",
-      "spa",
-      "regular_web",
-      "non_interactive",
-      "resource_server",
-      "express_configuration",
-      "sso_integration",
-      "oag",
-    ],
+    value: PLATFORM_APP_TYPES,
   },
   {
     path: "initiateLoginUri",

@@ -8,6 +8,7 @@ import {
   UNKNOWN,
 } from "../provider/schema/index.js";
 import { compiledValidatorCount } from "../provider/schema/validate.js";
+import { PLATFORM_APP_TYPES } from "./support/platform.js";
 
 const CLIENT_ID = "aBcD1234efGH5678";
 
@@ -627,16 +628,7 @@ describe("the value lists", () => {
   });
 
   it("names the eight app types of the spec", () => {
-    expect([...APP_TYPES]).toEqual([
-      "native",
-      "spa",
-      "regular_web",
-      "non_interactive",
-      "resource_server",
-      "express_configuration",
-      "sso_integration",
-      "oag",
-    ]);
+    expect([...APP_TYPES]).toEqual(PLATFORM_APP_TYPES);
   });
 });
 

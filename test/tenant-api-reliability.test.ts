@@ -35,10 +35,7 @@ describe("rate limiting per tenant as a token bucket", () => {
   let token: string;
   useTenantApi(
     { random: 4, clock: () => now, rateLimit: { rate: 1, burst: 3 } },
-    (started, admin) => {
-      api = started;
-      token = admin;
-    },
+    (started, admin) => ([api, token] = [started, admin]),
     { reset: false },
   );
 
@@ -142,14 +139,9 @@ describe("rate limiting per tenant as a token bucket", () => {
 describe("fault injection", () => {
   let api: TenantApi;
   let token: string;
-  useTenantApi(
-    { random: 5 },
-    (started, admin) => {
-      api = started;
-      token = admin;
-    },
-    { reset: false },
-  );
+  useTenantApi({ random: 5 }, (started, admin) => ([api, token] = [started, admin]), {
+    reset: false,
+  });
 
   afterEach(() => {
     api.setFaults(null);
