@@ -4,7 +4,8 @@
  *
  * Every message starts with the resource it concerns, in the form `ClientSettings "web": ...`,
  * because the dynamic-provider host reports only the message: without the resource name a user of
- * a 200-resource stack cannot tell which one failed.
+ * a 200-resource stack cannot tell which one failed. The name is added in one place,
+ * {@link TenantError.concerning}.
  *
  * No error built here may carry a credential. {@link TenantApiError} deliberately keeps only the
  * method, path, status and the platform's answer; the axios error it is built from (which holds
@@ -30,20 +31,72 @@ export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
 /**
  * The base class of every error this package throws. Catch this to catch them all; match on
  * `code` to tell them apart.
+ *
+ * The resource an error concerns is put in front of its message in one place,
+ * {@link TenantError.concerning}, which the operation runner calls for every error of an operation;
+ * throw sites state only what went wrong. The error keeps its identity and its stack.
  */
 export abstract class TenantError extends Error {
   /** Stable machine-readable code, one of {@link ErrorCodes}. */
   abstract readonly code: ErrorCode;
+  // Private, not an own property: errors compare (and print) by their message and public fields.
+  #resource: string | undefined;
+
+  /**
+   * `options.resource`, when the thrower already knows it, names the resource at once; `cause` is
+   * another error of this package that this one stands for (never an axios error: see above).
+   */
+  constructor(
+    message: string,
+    options: { resource?: string | undefined; cause?: TenantError | undefined } = {},
+  ) {
+    const { resource, cause } = options;
+    super(
+      resource === undefined ? message : `${resource}: ${message}`,
+      cause === undefined ? undefined : { cause },
+    );
+    this.#resource = resource;
+  }
+
+  /** The resource this error concerns (`ClientSettings "web"`), once it is known. */
+  get resource(): string | undefined {
+    return this.#resource;
+  }
+
+  /**
+   * Names the resource this error concerns, once: the message becomes `<resource>: <message>`
+   * (and so does the first line of the stack). An error that already names one is left as it is,
+   * so an error passing through several layers is named by the innermost that knew the resource.
+   */
+  concerning(resource: string): this {
+    if (this.#resource !== undefined) return this;
+    const before = `${this.name}: ${this.message}`;
+    this.#resource = resource;
+    this.message = `${resource}: ${this.message}`;
+    if (this.stack?.startsWith(before)) {
+      this.stack = `${this.name}: ${this.message}${this.stack.slice(before.length)}`;
+    }
+    return this;
+  }
+}
+
+/**
+ * One kind of {@link TenantError}: its `name` and `code`. Each exported class below extends one of
+ * these, so that a kind is declared in one line and `instanceof` works per kind.
+ */
+function errorKind<N extends string, C extends ErrorCode>(name: N, code: C) {
+  abstract class Kind extends TenantError {
+    override readonly name: N = name;
+    readonly code: C = code;
+  }
+  return Kind;
 }
 
 /**
  * The provider's settings are missing or unusable (no domain, no credentials, `http://` to a
  * non-loopback host). Raised before any request is sent.
  */
-export class TenantConfigError extends TenantError {
-  override readonly name = "TenantConfigError";
-  readonly code = ErrorCodes.config;
-}
+export class TenantConfigError extends errorKind("TenantConfigError", ErrorCodes.config) {}
 
 /** What the tenant API answered, as far as it is safe to keep. */
 export interface ApiFailure {
@@ -66,9 +119,10 @@ export interface ApiFailure {
  *
  * @example `ClientSettings "web": PATCH /clients/abc failed with 403 insufficient_scope: needs update:client_keys`
  */
-export class TenantApiError extends TenantError implements ApiFailure {
-  override readonly name = "TenantApiError";
-  readonly code = ErrorCodes.api;
+export class TenantApiError
+  extends errorKind("TenantApiError", ErrorCodes.api)
+  implements ApiFailure
+{
   readonly method: string;
   readonly path: string;
   readonly status: number;
@@ -84,9 +138,9 @@ export class TenantApiError extends TenantError implements ApiFailure {
         ? `needs ${missingScopes.join(" or ")}`
         : (failure.apiMessage ?? "no error message in the answer");
     const code = failure.errorCode ? `${failure.errorCode}: ` : "";
-    super(
-      `${resource}: ${failure.method} ${failure.path} failed with ${failure.status} ${code}${detail}`,
-    );
+    super(`${failure.method} ${failure.path} failed with ${failure.status} ${code}${detail}`, {
+      resource,
+    });
     this.method = failure.method;
     this.path = failure.path;
     this.status = failure.status;
@@ -113,45 +167,33 @@ function parseExpectedScopes(message: string | undefined): string[] {
  * Getting an access token failed: the token endpoint refused the client credentials, or kept
  * failing. The client secret is never part of the message.
  */
-export class TenantAuthError extends TenantError {
-  override readonly name = "TenantAuthError";
-  readonly code = ErrorCodes.auth;
-}
+export class TenantAuthError extends errorKind("TenantAuthError", ErrorCodes.auth) {}
 
 /**
  * The request never got an HTTP answer (connection refused or reset, DNS failure, TLS failure)
  * even after the retries. `cause` holds the low-level error code (e.g. `ECONNREFUSED`), not the
  * request.
  */
-export class TenantNetworkError extends TenantError {
-  override readonly name = "TenantNetworkError";
-  readonly code = ErrorCodes.network;
-}
+export class TenantNetworkError extends errorKind("TenantNetworkError", ErrorCodes.network) {}
 
 /**
  * A request exceeded its timeout and the retries ran out, or the whole operation exceeded its
  * deadline. Nothing is ever left waiting without bound.
  */
-export class TenantTimeoutError extends TenantError {
-  override readonly name = "TenantTimeoutError";
-  readonly code = ErrorCodes.timeout;
-}
+export class TenantTimeoutError extends errorKind("TenantTimeoutError", ErrorCodes.timeout) {}
 
 /**
  * Inputs that passed `check` but break a rule that depends on the live tenant (for example
  * `organizationRequireBehavior: "post_login_prompt"` on a client that is not OIDC conformant).
  * Raised before anything is sent.
  */
-export class TenantValidationError extends TenantError {
-  override readonly name = "TenantValidationError";
-  readonly code = ErrorCodes.validation;
-}
+export class TenantValidationError extends errorKind(
+  "TenantValidationError",
+  ErrorCodes.validation,
+) {}
 
 /**
  * A change to a field that the platform fixes at creation (`thirdPartySecurityMode`). Raised by
  * diff (so the preview fails) and by create (before any PATCH).
  */
-export class ImmutableFieldError extends TenantError {
-  override readonly name = "ImmutableFieldError";
-  readonly code = ErrorCodes.immutable;
-}
+export class ImmutableFieldError extends errorKind("ImmutableFieldError", ErrorCodes.immutable) {}

@@ -8,9 +8,9 @@
 
 import { ClientSettingsProvider } from "./resources/client-settings.js";
 import { EventStreamDeletionProvider } from "./resources/event-stream-deletion.js";
+import type { TenantProvider } from "./resources/provider-base.js";
 import { PushProviderSelectionProvider } from "./resources/push-provider-selection.js";
 import type { ResourceKind } from "./schema/index.js";
-import type { TenantProvider } from "./shims/make-shim.js";
 
 /** The provider implementation of each resource kind. */
 export const providers: Readonly<Record<ResourceKind, TenantProvider>> = {

@@ -1,11 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ImmutableFieldError,
   TenantApiError,
   TenantTimeoutError,
   TenantValidationError,
 } from "../provider/errors.js";
-import { type Harness, startHarness } from "./support/harness.js";
+import { type Harness, startHarness, useHarnessPerTest } from "./support/harness.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 import type { TenantState } from "./tenant-api/store.js";
 
@@ -17,12 +17,10 @@ const PATCH = "PATCH /api/v2/clients/:id";
 type Props = Record<string, unknown>;
 
 let h: Harness;
-beforeEach(async () => {
-  h = await startHarness();
-});
-afterEach(async () => {
-  await h.stop();
-});
+useHarnessPerTest(
+  (started) => (h = started),
+  () => h,
+);
 
 const web = (fields: Props): Props => ({ __resourceName: "web", clientId: WEB, ...fields });
 const wire = (id: string) => h.api.store.getClient(id) as Record<string, unknown>;
@@ -39,6 +37,11 @@ function tenantWithout(state: TenantState, id: string, fields: string[]): Tenant
 
 async function create(fields: Props) {
   return h.clients.create(web(fields));
+}
+
+/** Creates a resource named `name` for client `clientId`. */
+function createAs(name: string, clientId: string, fields: Props) {
+  return h.clients.create({ __resourceName: name, clientId, ...fields });
 }
 
 describe("ClientSettings create", () => {
@@ -84,9 +87,7 @@ describe("ClientSettings create", () => {
   });
 
   it("refuses a thirdPartySecurityMode that differs from the client's, before any PATCH", async () => {
-    const failure = h.clients.create({
-      __resourceName: "partner",
-      clientId: PARTNER,
+    const failure = createAs("partner", PARTNER, {
       thirdPartySecurityMode: "permissive",
       sso: true,
     });
@@ -100,12 +101,7 @@ describe("ClientSettings create", () => {
   });
 
   it("accepts a thirdPartySecurityMode equal to the client's and does not send it", async () => {
-    await h.clients.create({
-      __resourceName: "partner",
-      clientId: PARTNER,
-      thirdPartySecurityMode: "strict",
-      sso: true,
-    });
+    await createAs("partner", PARTNER, { thirdPartySecurityMode: "strict", sso: true });
     expect(wire(PARTNER)).toMatchObject({ third_party_security_mode: "strict", sso: true });
   });
 
@@ -122,9 +118,7 @@ describe("ClientSettings create", () => {
   });
 
   it("accepts post_login_prompt on a client that is OIDC conformant", async () => {
-    await h.clients.create({
-      __resourceName: "spa",
-      clientId: SPA,
+    await createAs("spa", SPA, {
       organizationUsage: "require",
       organizationRequireBehavior: "post_login_prompt",
     });
@@ -132,7 +126,7 @@ describe("ClientSettings create", () => {
   });
 
   it("fails with the platform's 404 for a client that does not exist", async () => {
-    const failure = h.clients.create({ __resourceName: "ghost", clientId: "nope", sso: true });
+    const failure = createAs("ghost", "nope", { sso: true });
     await expect(failure).rejects.toBeInstanceOf(TenantApiError);
     await expect(failure).rejects.toThrow(
       /^ClientSettings "ghost": GET \/clients\/nope failed with 404 inexistent_client: /,
@@ -176,11 +170,7 @@ describe("ClientSettings diff", () => {
   });
 
   it("throws, naming the client and both values, when thirdPartySecurityMode changes", async () => {
-    const { outs } = await h.clients.create({
-      __resourceName: "partner",
-      clientId: PARTNER,
-      thirdPartySecurityMode: "strict",
-    });
+    const { outs } = await createAs("partner", PARTNER, { thirdPartySecurityMode: "strict" });
     await expect(
       h.clients.diff(PARTNER, outs, {
         __resourceName: "partner",
@@ -347,8 +337,8 @@ describe("ClientSettings under failures", () => {
     h = await startHarness({ rateLimit: { rate: 20, burst: 1 } });
     await Promise.all([
       create({ sso: true }),
-      h.clients.create({ __resourceName: "spa", clientId: SPA, sso: true }),
-      h.clients.create({ __resourceName: "partner", clientId: PARTNER, sso: true }),
+      createAs("spa", SPA, { sso: true }),
+      createAs("partner", PARTNER, { sso: true }),
     ]);
     expect([wire(WEB).sso, wire(SPA).sso, wire(PARTNER).sso]).toEqual([true, true, true]);
   });
@@ -374,11 +364,7 @@ describe("ClientSettings under failures", () => {
 describe("ClientSettings restoring values the API would refuse as they are", () => {
   it("restores an empty organizationDiscoveryMethods list as null", async () => {
     h.api.store.putClient({ ...wire(SPA), organization_discovery_methods: [] } as never);
-    const { outs } = await h.clients.create({
-      __resourceName: "spa",
-      clientId: SPA,
-      organizationDiscoveryMethods: ["email"],
-    });
+    const { outs } = await createAs("spa", SPA, { organizationDiscoveryMethods: ["email"] });
     await h.clients.delete(SPA, outs);
     expect(wire(SPA).organization_discovery_methods).toBeNull();
   });

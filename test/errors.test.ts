@@ -7,15 +7,29 @@ import {
   TenantTimeoutError,
 } from "../provider/errors.js";
 
+/** What the API answered, for a {@link TenantApiError}. */
+function failure(
+  method: string,
+  path: string,
+  status: number,
+  errorCode?: string,
+  apiMessage?: string,
+) {
+  return { method, path, status, errorCode, apiMessage };
+}
+
 describe("TenantApiError", () => {
   it("says which scope a 403 lacks", () => {
-    const error = new TenantApiError('ClientSettings "web"', {
-      method: "PATCH",
-      path: "/clients/abc",
-      status: 403,
-      errorCode: "insufficient_scope",
-      apiMessage: "Insufficient scope, expected any of: update:client_keys",
-    });
+    const error = new TenantApiError(
+      'ClientSettings "web"',
+      failure(
+        "PATCH",
+        "/clients/abc",
+        403,
+        "insufficient_scope",
+        "Insufficient scope, expected any of: update:client_keys",
+      ),
+    );
     expect(error.message).toBe(
       'ClientSettings "web": PATCH /clients/abc failed with 403 insufficient_scope: needs update:client_keys',
     );
@@ -23,36 +37,34 @@ describe("TenantApiError", () => {
   });
 
   it("joins several acceptable scopes with or", () => {
-    const error = new TenantApiError("PushProviderSelection", {
-      method: "PUT",
-      path: "/guardian/factors/push-notification/selected-provider",
-      status: 403,
-      errorCode: "insufficient_scope",
-      apiMessage:
+    const error = new TenantApiError(
+      "PushProviderSelection",
+      failure(
+        "PUT",
+        "/guardian/factors/push-notification/selected-provider",
+        403,
+        "insufficient_scope",
         "Insufficient scope, expected any of: update:guardian_factors,create:guardian_factors",
-    });
+      ),
+    );
     expect(error.message).toMatch(/needs update:guardian_factors or create:guardian_factors$/);
   });
 
   it("quotes the platform's message for other statuses", () => {
-    const error = new TenantApiError('ClientSettings "spa"', {
-      method: "GET",
-      path: "/clients/nope",
-      status: 404,
-      errorCode: "inexistent_client",
-      apiMessage: "Client not found",
-    });
+    const error = new TenantApiError(
+      'ClientSettings "spa"',
+      failure("GET", "/clients/nope", 404, "inexistent_client", "Client not found"),
+    );
     expect(error.message).toBe(
       'ClientSettings "spa": GET /clients/nope failed with 404 inexistent_client: Client not found',
     );
   });
 
   it("says so when the answer had no error body", () => {
-    const error = new TenantApiError("EventStreamDeletion", {
-      method: "DELETE",
-      path: "/event-streams/x",
-      status: 502,
-    });
+    const error = new TenantApiError(
+      "EventStreamDeletion",
+      failure("DELETE", "/event-streams/x", 502),
+    );
     expect(error.message).toBe(
       "EventStreamDeletion: DELETE /event-streams/x failed with 502 no error message in the answer",
     );
@@ -72,5 +84,29 @@ describe("the error classes", () => {
     expect(timeout).toBeInstanceOf(TenantError);
     expect([config.code, timeout.code]).toEqual([ErrorCodes.config, ErrorCodes.timeout]);
     expect([config.name, timeout.name]).toEqual(["TenantConfigError", "TenantTimeoutError"]);
+  });
+});
+
+describe("TenantError.concerning", () => {
+  it("puts the resource in front of the message, once", () => {
+    const error = new TenantConfigError("no domain");
+    error.concerning('ClientSettings "web"').concerning('ClientSettings "other"');
+    expect(error.message).toBe('ClientSettings "web": no domain');
+  });
+
+  it("keeps the error's identity and its stack, first line renamed", () => {
+    const error = new TenantTimeoutError("too slow");
+    const frames = error.stack?.split("\n").slice(1);
+    expect(error.concerning("EventStreamDeletion")).toBe(error);
+    expect(error.stack?.split("\n")).toEqual([
+      "TenantTimeoutError: EventStreamDeletion: too slow",
+      ...(frames ?? []),
+    ]);
+  });
+
+  it("leaves an error that already names its resource as it is", () => {
+    const error = new TenantApiError('ClientSettings "web"', failure("GET", "/", 500));
+    error.concerning('ClientSettings "other"');
+    expect(error.message).toMatch(/^ClientSettings "web": /);
   });
 });

@@ -1,14 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Harness, readOnlyConfig, startHarness } from "./support/harness.js";
+import { describe, expect, it } from "vitest";
+import {
+  type Harness,
+  readOnlyConfig,
+  startHarness,
+  useHarnessPerTest,
+} from "./support/harness.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 let h: Harness;
-beforeEach(async () => {
-  h = await startHarness();
-});
-afterEach(async () => {
-  await h.stop();
-});
+useHarnessPerTest(
+  (started) => (h = started),
+  () => h,
+);
 
 const stream = DEFAULT_SEED_IDS.webhookStream;
 const named = { __resourceName: "old-webhook" };

@@ -1,8 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { matchesDeclared } from "../provider/diff.js";
-import { NAME_KEY } from "../provider/resources/operation.js";
-import { fromWire, toWire } from "../provider/schema/index.js";
+import { matchesDeclared } from "../provider/plan/compare.js";
+import { NAME_KEY } from "../provider/resource-name.js";
 import {
   type Constraint,
   constraintsOf,
@@ -15,25 +14,29 @@ import {
   validClientSettings,
 } from "./support/arbitraries/index.js";
 import { type Harness, startHarness } from "./support/harness.js";
+import { PLATFORM_APP_TYPES } from "./support/platform.js";
 import { callApi, DEFAULT_SEED_IDS, fetchToken, type WireClient } from "./tenant-api/index.js";
+import { fromWire, toWire } from "./tenant-api/wire.js";
 
 /** How many generated inputs each property checks: the issue asks for at least these. */
-const INVALID_RUNS = 5000;
-const VALID_RUNS = 1000;
-/** Invalid inputs whose wire form is also sent to the tenant API, to see it refuse them too. */
-const API_INVALID_RUNS = 1000;
-/** Through the provider's create (a GET and a PATCH each): fewer, the PATCHes cover the wire. */
-const CREATE_RUNS = 150;
+const RUNS = {
+  invalid: 5000,
+  valid: 1000,
+  /** Invalid inputs whose wire form is also sent to the tenant API, to see it refuse them too. */
+  apiInvalid: 1000,
+  /** Through the provider's create (a GET and a PATCH each): fewer, the PATCHes cover the wire. */
+  create: 150,
+} as const;
 
 /**
  * The client every valid input is applied to: third-party with `third_party_security_mode:
  * "strict"`, OIDC conformant, without metadata, so the rules that depend on the stored client
- * (spec 4.2 rules 2 and 3, the metadata count once merged) hold for any valid input.
+ * (docs/platform.md, "Rules across fields", and the metadata count once merged) hold for any valid input.
  */
 const TARGET = DEFAULT_SEED_IDS.strictThirdParty;
 const TARGET_MODE = "strict";
 
-/** Fields the response never holds as null (spec 2.3.6): a null sent resets them to the default. */
+/** Fields the response never holds as null (docs/platform.md, "Response-only fields"): a null sent resets them to the default. */
 const NEVER_NULL_IN_RESPONSE = [
   "tokenEndpointAuthMethod",
   "organizationUsage",
@@ -53,7 +56,7 @@ afterAll(async () => {
   await h.stop();
 });
 
-/** `thirdPartySecurityMode` can never change (spec 3): a valid input may only restate it. */
+/** `thirdPartySecurityMode` can never change (docs/platform.md, "Rules across fields"): a valid input may only restate it. */
 const sameModeAsTarget = (inputs: Inputs): Inputs =>
   "thirdPartySecurityMode" in inputs ? { ...inputs, thirdPartySecurityMode: TARGET_MODE } : inputs;
 
@@ -114,9 +117,9 @@ describe("ClientSettings check on generated invalid inputs", () => {
           expect(failure.reason).not.toBe("");
         }
       }),
-      { seed: PROPERTY_SEED, numRuns: INVALID_RUNS },
+      { seed: PROPERTY_SEED, numRuns: RUNS.invalid },
     );
-    expect(runs).toBe(INVALID_RUNS);
+    expect(runs).toBe(RUNS.invalid);
     const after = h.api.stats();
     expect({ api: after.api, token: after.token }).toEqual({
       api: before.api,
@@ -142,16 +145,16 @@ describe("ClientSettings check on generated invalid inputs", () => {
         // The wire path starts with the top-level field in the spec's spelling.
         expect(answer.body.message).toContain(`${snakeCase(c.path[0]?.key ?? "")}`);
       }),
-      { seed: PROPERTY_SEED, numRuns: API_INVALID_RUNS },
+      { seed: PROPERTY_SEED, numRuns: RUNS.apiInvalid },
     );
     h.api.store.putClient(original);
-    expect(runs).toBe(API_INVALID_RUNS);
+    expect(runs).toBe(RUNS.apiInvalid);
   });
 
   it("generates mutations of every client field and of every kind", () => {
     const cases: InvalidCase[] = fc.sample(invalidClientSettings(), {
       seed: PROPERTY_SEED,
-      numRuns: INVALID_RUNS,
+      numRuns: RUNS.invalid,
     });
     const fields = new Set(cases.map((c) => c.field));
     const kinds = new Map<string, number>();
@@ -181,14 +184,14 @@ describe("ClientSettings check and the tenant API on generated valid inputs", ()
         expect(answer.status, answer.text).toBe(200);
         expect(notHeld(answer.body, body, NEVER_NULL_IN_RESPONSE.map(snakeCase))).toEqual([]);
       }),
-      { seed: PROPERTY_SEED, numRuns: VALID_RUNS },
+      { seed: PROPERTY_SEED, numRuns: RUNS.valid },
     );
     h.api.store.putClient(original);
-    expect(runs).toBe(VALID_RUNS);
+    expect(runs).toBe(RUNS.valid);
   });
 
   it("generates valid inputs at the limits of spec section 8", () => {
-    const samples = fc.sample(validClientSettings(), { seed: PROPERTY_SEED, numRuns: VALID_RUNS });
+    const samples = fc.sample(validClientSettings(), { seed: PROPERTY_SEED, numRuns: RUNS.valid });
     const some = (test: (inputs: Inputs) => boolean) => samples.some(test);
     const metadataOf = (inputs: Inputs) => (inputs.clientMetadata ?? {}) as Record<string, string>;
     expect({
@@ -221,7 +224,7 @@ describe("ClientSettings check and the tenant API on generated valid inputs", ()
           userFields(inputs),
         );
       }),
-      { seed: PROPERTY_SEED, numRuns: VALID_RUNS },
+      { seed: PROPERTY_SEED, numRuns: RUNS.valid },
     );
   });
 
@@ -234,7 +237,7 @@ describe("ClientSettings check and the tenant API on generated valid inputs", ()
         const live = fromWire("ClientSettings", h.api.store.getClient(TARGET) as WireClient);
         expect(notHeld(live, userFields(inputs), NEVER_NULL_IN_RESPONSE)).toEqual([]);
       }),
-      { seed: PROPERTY_SEED, numRuns: CREATE_RUNS },
+      { seed: PROPERTY_SEED, numRuns: RUNS.create },
     );
     h.api.store.putClient(original);
   });
@@ -247,8 +250,8 @@ function clientProperties(): Record<string, unknown> {
 const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /**
- * The 56 fields of spec 2.3.1 in the spec's spelling, with the types its table gives. Written from
- * the spec, not from the schema, so that a field or a type missing from the schema shows here:
+ * The 55 client fields in the platform's spelling, with the types its table gives. Written from
+ * the platform's documentation (docs/platform.md), not from the schema, so that a field or a type missing from the schema shows here:
  * the generators walk the schema and would never notice.
  */
 const SPEC_FIELD_TYPES: Record<string, string | string[]> = {
@@ -311,7 +314,7 @@ const SPEC_FIELD_TYPES: Record<string, string | string[]> = {
 
 const URL_LIST = "url-with-placeholders";
 
-/** The constraints of spec 2.3.1, 2.3.2, 2.3.3 and section 8, at the user's paths. */
+/** The constraints of docs/platform.md ("Client fields", "Limits", "URL formats"), at the user's paths. */
 const SPEC_CONSTRAINTS: Constraint[] = [
   { path: "clientId", keyword: "minLength", value: 1 },
   { path: "name", keyword: "minLength", value: 1 },
@@ -353,16 +356,7 @@ const SPEC_CONSTRAINTS: Constraint[] = [
   {
     path: "appType",
     keyword: "enum",
-    value: [
-      "native",
-      "spa",
-      "regular_web",
-      "non_interactive",
-      "resource_server",
-      "express_configuration",
-      "sso_integration",
-      "oag",
-    ],
+    value: PLATFORM_APP_TYPES,
   },
   {
     path: "initiateLoginUri",
@@ -415,7 +409,7 @@ const SPEC_CONSTRAINTS: Constraint[] = [
   { path: "", keyword: "required", value: ["clientId"] },
 ];
 
-/** Section 8: letters, digits and `: , - + = _ * ? " / ( ) < > @`, tab and space. */
+/** docs/platform.md, "Limits": letters, digits and `: , - + = _ * ? " / ( ) < > @`, tab and space. */
 const SPEC_KEY_PUNCTUATION = ':,-+=_*?"/()<>@\t ';
 
 describe("ClientSettings schema walked by the generators", () => {

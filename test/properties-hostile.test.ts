@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { NAME_KEY } from "../provider/resources/operation.js";
-import { checkInputs, fromWire, MAX_DEPTH, toWire } from "../provider/schema/index.js";
+import { NAME_KEY } from "../provider/resource-name.js";
+import { checkInputs, MAX_DEPTH } from "../provider/schema/index.js";
 import { type Harness, startHarness } from "./support/harness.js";
 import { DEFAULT_SEED_IDS, type WireClient } from "./tenant-api/index.js";
+import { fromWire, toWire } from "./tenant-api/wire.js";
 
 /**
  * Hostile values: very long strings, deep nesting, prototype keys and unicode, through `check`,

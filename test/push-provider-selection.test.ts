@@ -1,14 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Harness, readOnlyConfig, startHarness } from "./support/harness.js";
+import { describe, expect, it } from "vitest";
+import {
+  type Harness,
+  readOnlyConfig,
+  startHarness,
+  useHarnessPerTest,
+} from "./support/harness.js";
 
 const ROUTE = "/api/v2/guardian/factors/push-notification/selected-provider";
 let h: Harness;
-beforeEach(async () => {
-  h = await startHarness();
-});
-afterEach(async () => {
-  await h.stop();
-});
+useHarnessPerTest(
+  (started) => (h = started),
+  () => h,
+);
 
 const named = { __resourceName: "push" };
 

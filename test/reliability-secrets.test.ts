@@ -1,8 +1,8 @@
 import { inspect } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ClientSettingsProvider } from "../provider/resources/client-settings.js";
 import type { EngineCommand, EngineResult } from "./engine/index.js";
-import { clientsFile, example, type Stack, startStack } from "./support/e2e.js";
+import { clientsFile, example, startStack, undoAfterEach } from "./support/e2e.js";
 import { readOnlyConfig, stackConfig } from "./support/harness.js";
 import { fetchToken } from "./tenant-api/index.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
@@ -19,13 +19,7 @@ const PORTAL = DEFAULT_SEED_IDS.regularWeb;
 const DECLARED_SECRET = "declared-client-secret-7Hq2Zp9";
 const ADDON_KEY = "addon-sas-key-Xw81LmQ3";
 
-let s: Stack | undefined;
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await s?.stop();
-  s = undefined;
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const undo = undoAfterEach();
 
 async function lifecycle(credentials: "apiToken" | "clientCredentials") {
   const file = await clientsFile([
@@ -39,11 +33,11 @@ async function lifecycle(credentials: "apiToken" | "clientCredentials") {
       },
     },
   ]);
-  cleanups.push(() => file.remove());
-  s = await startStack(example("clients-from-data"), {
+  undo(() => file.remove());
+  const stack = await startStack(example("clients-from-data"), {
     "clients-from-data:file": { value: file.path },
   });
-  const stack = s;
+  undo(() => stack.stop());
   const secrets = [DECLARED_SECRET, ADDON_KEY, stack.api.clientSecret];
   const priorSecret = stack.api.store.getClient(PORTAL)?.client_secret;
   if (typeof priorSecret === "string") secrets.push(priorSecret);

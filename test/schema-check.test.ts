@@ -1,17 +1,18 @@
+import type * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it, vi } from "vitest";
 import {
   APP_TYPES,
-  type CheckFailure,
   checkInputs,
   GRANT_TYPES,
   PUSH_PROVIDERS,
   UNKNOWN,
 } from "../provider/schema/index.js";
 import { compiledValidatorCount } from "../provider/schema/validate.js";
+import { PLATFORM_APP_TYPES } from "./support/platform.js";
 
 const CLIENT_ID = "aBcD1234efGH5678";
 
-function clientFailures(fields: Record<string, unknown>): CheckFailure[] {
+function clientFailures(fields: Record<string, unknown>): pulumi.dynamic.CheckFailure[] {
   return checkInputs("ClientSettings", { clientId: CLIENT_ID, ...fields }).failures;
 }
 
@@ -38,7 +39,7 @@ interface Edge {
   readonly constraint: string;
   readonly accepted: Record<string, unknown>;
   readonly rejected: Record<string, unknown>;
-  readonly failure: CheckFailure;
+  readonly failure: pulumi.dynamic.CheckFailure;
 }
 
 const edges: Edge[] = [
@@ -627,16 +628,7 @@ describe("the value lists", () => {
   });
 
   it("names the eight app types of the spec", () => {
-    expect([...APP_TYPES]).toEqual([
-      "native",
-      "spa",
-      "regular_web",
-      "non_interactive",
-      "resource_server",
-      "express_configuration",
-      "sso_integration",
-      "oag",
-    ]);
+    expect([...APP_TYPES]).toEqual(PLATFORM_APP_TYPES);
   });
 });
 

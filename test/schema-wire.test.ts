@@ -7,18 +7,15 @@ import {
   eventStreamDeletionSchema,
   fieldFromWire,
   fieldToWire,
-  fromWire,
   pushProviderSelectionSchema,
   SENSITIVE_CLIENT_FIELDS,
-  toWire,
   UNKNOWN,
-  validateWire,
   wireName,
-  wireSchema,
 } from "../provider/schema/index.js";
 import { camelToSnake, snakeToCamel } from "../provider/schema/wire.js";
+import { fromWire, toWire, validateWire, wireSchema } from "./tenant-api/wire.js";
 
-/** The 55 fields of spec 2.3.1, as the spec spells them, in its order. */
+/** The 55 client fields as the platform spells them, in its order (docs/platform.md). */
 const SPEC_FIELDS = [
   "name",
   "description",

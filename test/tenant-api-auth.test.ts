@@ -1,38 +1,38 @@
 /**
- * Authentication of the local tenant API (spec section 5): the client credentials grant at
+ * Authentication of the local tenant API (docs/platform.md, "The three operations"): the client credentials grant at
  * `/oauth/token`, tokens verified for real (signature, expiry, audience, issuer) and the scope each
- * route needs (DESIGN.md section 8).
+ * route needs (docs/platform.md).
  */
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  clientRoute,
+  errorBody,
+  PROVIDER,
+  streamRoute,
+  useTenantApi,
+} from "./support/tenant-api-suite.js";
 import {
   ADMIN_SCOPES,
   callApi,
   DEFAULT_SEED_IDS,
   fetchToken,
-  startTenantApi,
   type TenantApi,
   type TokenResponse,
 } from "./tenant-api/index.js";
 
-const PROVIDER = "/api/v2/guardian/factors/push-notification/selected-provider";
-const WEB = `/api/v2/clients/${DEFAULT_SEED_IDS.regularWeb}`;
-const STREAM = `/api/v2/event-streams/${DEFAULT_SEED_IDS.webhookStream}`;
+const WEB = clientRoute(DEFAULT_SEED_IDS.regularWeb);
+const STREAM = streamRoute(DEFAULT_SEED_IDS.webhookStream);
 
 let now = Date.UTC(2030, 0, 1);
 let api: TenantApi;
-
-beforeAll(async () => {
-  api = await startTenantApi({ random: 3, tokenTtlSeconds: 600, clock: () => now });
-});
-
-afterAll(async () => {
-  await api?.stop();
-});
-
-beforeEach(() => {
-  api.store.reset();
-});
+useTenantApi(
+  { random: 3, tokenTtlSeconds: 600, clock: () => now },
+  (started) => {
+    api = started;
+  },
+  { token: false },
+);
 
 function tokenRequest(parameters: Record<string, string>) {
   return callApi<TokenResponse & { error?: string; error_description?: string }>(
@@ -196,12 +196,7 @@ describe("token endpoint (client credentials)", () => {
 });
 
 describe("401 for a token that is missing, malformed, expired or wrongly signed (spec 5 rule 1)", () => {
-  const unauthorized = (message: string) => ({
-    statusCode: 401,
-    error: "Unauthorized",
-    message,
-    errorCode: "invalid_token",
-  });
+  const unauthorized = (message: string) => errorBody(401, "invalid_token", message);
 
   it("answers 401 when the Authorization header is missing", async () => {
     const answer = await callApi(api, "GET", PROVIDER);
@@ -283,12 +278,8 @@ describe("401 for a token that is missing, malformed, expired or wrongly signed 
 });
 
 describe("403 naming the missing scope (spec 5 rule 2, DESIGN.md 8)", () => {
-  const forbidden = (scope: string) => ({
-    statusCode: 403,
-    error: "Forbidden",
-    message: `Insufficient scope, expected any of: ${scope}`,
-    errorCode: "insufficient_scope",
-  });
+  const forbidden = (scope: string) =>
+    errorBody(403, "insufficient_scope", `Insufficient scope, expected any of: ${scope}`);
   let readOnly: string;
 
   beforeAll(async () => {

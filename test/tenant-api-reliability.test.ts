@@ -4,7 +4,14 @@
  * counting, and a restart on the same port with the same state.
  */
 
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  clientRoute,
+  errorBody,
+  expectErrorAnswer,
+  PROVIDER,
+  useTenantApi,
+} from "./support/tenant-api-suite.js";
 import {
   buildApp,
   callApi,
@@ -19,23 +26,18 @@ import {
   TokenBucket,
 } from "./tenant-api/index.js";
 
-const PROVIDER = "/api/v2/guardian/factors/push-notification/selected-provider";
-const WEB = `/api/v2/clients/${DEFAULT_SEED_IDS.regularWeb}`;
+const WEB = clientRoute(DEFAULT_SEED_IDS.regularWeb);
 
 describe("rate limiting per tenant as a token bucket", () => {
   const start = Date.UTC(2030, 0, 1, 12, 0, 0);
   let now = start;
   let api: TenantApi;
   let token: string;
-
-  beforeAll(async () => {
-    api = await startTenantApi({ random: 4, clock: () => now, rateLimit: { rate: 1, burst: 3 } });
-    token = await fetchToken(api);
-  });
-
-  afterAll(async () => {
-    await api?.stop();
-  });
+  useTenantApi(
+    { random: 4, clock: () => now, rateLimit: { rate: 1, burst: 3 } },
+    (started, admin) => ([api, token] = [started, admin]),
+    { reset: false },
+  );
 
   afterEach(() => {
     now = start;
@@ -60,13 +62,7 @@ describe("rate limiting per tenant as a token bucket", () => {
     }
     expect(remaining).toEqual(["2", "1", "0"]);
     const refused = await callApi(api, "GET", PROVIDER, { token });
-    expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({
-      statusCode: 429,
-      error: "Too Many Requests",
-      message: "Global limit has been reached",
-      errorCode: "too_many_requests",
-    });
+    expectErrorAnswer(refused, 429, "too_many_requests", "Global limit has been reached");
     expect(refused.headers.get("retry-after")).toBe("1");
     expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(refused.headers.get("x-ratelimit-reset")).toBe(String(start / 1000 + 3));
@@ -143,14 +139,8 @@ describe("rate limiting per tenant as a token bucket", () => {
 describe("fault injection", () => {
   let api: TenantApi;
   let token: string;
-
-  beforeAll(async () => {
-    api = await startTenantApi({ random: 5 });
-    token = await fetchToken(api);
-  });
-
-  afterAll(async () => {
-    await api?.stop();
+  useTenantApi({ random: 5 }, (started, admin) => ([api, token] = [started, admin]), {
+    reset: false,
   });
 
   afterEach(() => {
@@ -176,18 +166,8 @@ describe("fault injection", () => {
     const failure = answers.find((a) => a.status === 503) ?? answers[0];
     expect(failure?.body).toEqual(
       failure?.status === 503
-        ? {
-            statusCode: 503,
-            error: "Service Unavailable",
-            message: "Service temporarily unavailable (injected fault)",
-            errorCode: "service_unavailable",
-          }
-        : {
-            statusCode: 500,
-            error: "Internal Server Error",
-            message: "Internal error (injected fault)",
-            errorCode: "internal_error",
-          },
+        ? errorBody(503, "service_unavailable", "Service temporarily unavailable (injected fault)")
+        : errorBody(500, "internal_error", "Internal error (injected fault)"),
     );
   });
 
@@ -285,13 +265,12 @@ describe("fault injection", () => {
     const answer = await callApi(api, "POST", "/__tenant-api/faults", {
       json: { spec: "eror=0.2" },
     });
-    expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({
-      statusCode: 400,
-      error: "Bad Request",
-      message: 'faults: unknown key "eror" (expected error, drop or latency)',
-      errorCode: "invalid_body",
-    });
+    expectErrorAnswer(
+      answer,
+      400,
+      "invalid_body",
+      'faults: unknown key "eror" (expected error, drop or latency)',
+    );
   });
 
   it("parses the CLI fault syntax error=0.2,drop=0.05,latency=0-300", () => {
@@ -319,16 +298,15 @@ describe("fault injection", () => {
 describe("request counting", () => {
   let api: TenantApi;
   let token: string;
-
-  beforeAll(async () => {
-    api = await startTenantApi({ random: 6 });
-    token = await fetchToken(api);
-    api.resetStats();
-  });
-
-  afterAll(async () => {
-    await api?.stop();
-  });
+  useTenantApi(
+    { random: 6 },
+    (started, admin) => {
+      api = started;
+      token = admin;
+      started.resetStats();
+    },
+    { reset: false },
+  );
 
   afterEach(() => {
     api.resetStats();

@@ -1,41 +1,31 @@
 /**
- * Every validation rule of spec sections 4 and 8 as the local tenant API enforces it: one test per
+ * Every validation rule of docs/platform.md ("The three operations", "Limits", "Rules across fields") as the local tenant API enforces it: one test per
  * rule, each naming it. Bodies are checked by the schema module the provider itself uses
  * (`provider/schema`, one source of truth), so the expected messages are built from it; the rules
  * that need the stored client are this server's own and are asserted word for word.
  */
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { validateWire } from "../provider/schema/index.js";
+import { describe, expect, it } from "vitest";
+import {
+  clientRoute,
+  errorBody,
+  expectErrorAnswer,
+  PROVIDER,
+  streamRoute,
+  useTenantApi,
+} from "./support/tenant-api-suite.js";
 import {
   type ApiAnswer,
   callApi,
   DEFAULT_SEED_IDS,
-  fetchToken,
-  startTenantApi,
   type TenantApi,
   type WireClient,
 } from "./tenant-api/index.js";
-
-const PROVIDER = "/api/v2/guardian/factors/push-notification/selected-provider";
-const client = (id: string) => `/api/v2/clients/${id}`;
-const stream = (id: string) => `/api/v2/event-streams/${id}`;
+import { validateWire } from "./tenant-api/wire.js";
 
 let api: TenantApi;
 let token: string;
-
-beforeAll(async () => {
-  api = await startTenantApi({ random: 2 });
-  token = await fetchToken(api);
-});
-
-afterAll(async () => {
-  await api?.stop();
-});
-
-beforeEach(() => {
-  api.store.reset();
-});
+useTenantApi({ random: 2 }, (started, admin) => ([api, token] = [started, admin]));
 
 /** The message the server must send for a body the schema module refuses. */
 function expectedMessage(kind: "pushProviderSelection" | "clientUpdate", body: unknown): string {
@@ -51,13 +41,7 @@ function expectInvalidBody(
   body: unknown,
   paths: string[],
 ): void {
-  expect(answer.status).toBe(400);
-  expect(answer.body).toEqual({
-    statusCode: 400,
-    error: "Bad Request",
-    message: expectedMessage(kind, body),
-    errorCode: "invalid_body",
-  });
+  expectErrorAnswer(answer, 400, "invalid_body", expectedMessage(kind, body));
   expect(validateWire(kind, body).map((f) => f.path)).toEqual(paths);
 }
 
@@ -66,7 +50,7 @@ async function put(body: unknown): Promise<ApiAnswer> {
 }
 
 async function patch(id: string, body: unknown): Promise<ApiAnswer<WireClient>> {
-  return callApi<WireClient>(api, "PATCH", client(id), { token, json: body });
+  return callApi<WireClient>(api, "PATCH", clientRoute(id), { token, json: body });
 }
 
 const WEB = DEFAULT_SEED_IDS.regularWeb;
@@ -255,13 +239,7 @@ describe("post_login_prompt needs oidc_conformant (spec 4.2 rule 3)", () => {
 
   it("answers 400 when organization_require_behavior is post_login_prompt and the stored client is not OIDC conformant", async () => {
     const answer = await patch(WEB, { organization_require_behavior: "post_login_prompt" });
-    expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({
-      statusCode: 400,
-      error: "Bad Request",
-      message,
-      errorCode: "invalid_body",
-    });
+    expectErrorAnswer(answer, 400, "invalid_body", message);
   });
 
   it("answers 400 when the same body sets oidc_conformant false", async () => {
@@ -310,14 +288,12 @@ describe("third_party_security_mode cannot change (spec 3 and 4.2 rule 2)", () =
 
   it("answers 400 when a PATCH changes third_party_security_mode", async () => {
     const answer = await patch(thirdParty, { third_party_security_mode: "permissive" });
-    expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({
-      statusCode: 400,
-      error: "Bad Request",
-      message:
-        'Payload validation error: third_party_security_mode: cannot be modified after creation (current: "strict", requested: "permissive")',
-      errorCode: "invalid_body",
-    });
+    expectErrorAnswer(
+      answer,
+      400,
+      "invalid_body",
+      'Payload validation error: third_party_security_mode: cannot be modified after creation (current: "strict", requested: "permissive")',
+    );
     expect(api.store.getClient(thirdParty)?.third_party_security_mode).toBe("strict");
   });
 
@@ -349,14 +325,12 @@ describe("client_metadata limit after the merge (section 8)", () => {
     // The seeded web client has two keys; nine more make eleven.
     const metadata = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`k${i}`, "v"]));
     const answer = await patch(WEB, { client_metadata: metadata });
-    expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({
-      statusCode: 400,
-      error: "Bad Request",
-      message:
-        "Payload validation error: client_metadata: must NOT have more than 10 properties once merged with the stored ones (would have 11)",
-      errorCode: "invalid_body",
-    });
+    expectErrorAnswer(
+      answer,
+      400,
+      "invalid_body",
+      "Payload validation error: client_metadata: must NOT have more than 10 properties once merged with the stored ones (would have 11)",
+    );
   });
 
   it("accepts the same keys when a null removes one of the stored keys", async () => {
@@ -368,39 +342,39 @@ describe("client_metadata limit after the merge (section 8)", () => {
 });
 
 describe("event stream id (spec 2.2 and section 8)", () => {
-  const invalidUri = (length: number) => ({
-    statusCode: 400,
-    error: "Bad Request",
-    message: `Path validation error: id: must be exactly 26 characters (got ${length})`,
-    errorCode: "invalid_uri",
-  });
+  const invalidUri = (length: number) =>
+    errorBody(
+      400,
+      "invalid_uri",
+      `Path validation error: id: must be exactly 26 characters (got ${length})`,
+    );
 
   it("answers 400 invalid_uri when a DELETE names an event stream id of 25 characters", async () => {
-    const answer = await callApi(api, "DELETE", stream(`est_${"a".repeat(21)}`), { token });
+    const answer = await callApi(api, "DELETE", streamRoute(`est_${"a".repeat(21)}`), { token });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual(invalidUri(25));
   });
 
   it("answers 400 invalid_uri when a DELETE names an event stream id of 27 characters", async () => {
-    const answer = await callApi(api, "DELETE", stream(`est_${"a".repeat(23)}`), { token });
+    const answer = await callApi(api, "DELETE", streamRoute(`est_${"a".repeat(23)}`), { token });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual(invalidUri(27));
   });
 
   it("answers 400 invalid_uri when a GET names an event stream id of 25 characters", async () => {
-    const answer = await callApi(api, "GET", stream(`est_${"a".repeat(21)}`), { token });
+    const answer = await callApi(api, "GET", streamRoute(`est_${"a".repeat(21)}`), { token });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual(invalidUri(25));
   });
 
   it("answers 404 for a well-formed id of no event stream", async () => {
-    const answer = await callApi(api, "DELETE", stream(`est_${"Z".repeat(22)}`), { token });
+    const answer = await callApi(api, "DELETE", streamRoute(`est_${"Z".repeat(22)}`), { token });
     expect(answer.status).toBe(404);
     expect(answer.body).toMatchObject({ errorCode: "inexistent_event_stream" });
   });
 
   it("leaves the seeded streams alone when the id is refused", async () => {
-    await callApi(api, "DELETE", stream(`${DEFAULT_SEED_IDS.webhookStream}x`), { token });
+    await callApi(api, "DELETE", streamRoute(`${DEFAULT_SEED_IDS.webhookStream}x`), { token });
     expect(api.store.eventStreamExists(DEFAULT_SEED_IDS.webhookStream)).toBe(true);
   });
 });

@@ -1,38 +1,27 @@
 /**
- * The local tenant API's routes, bodies and status codes (spec section 4, DESIGN.md section 8),
+ * The local tenant API's routes, bodies and status codes (docs/platform.md, "The three operations"),
  * against the real server on a loopback port.
  */
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import {
+  clientRoute,
+  expectErrorAnswer,
+  PROVIDER,
+  streamRoute,
+  useTenantApi,
+} from "./support/tenant-api-suite.js";
 import {
   callApi,
   DEFAULT_SEED_IDS,
-  fetchToken,
   RESPONSE_ONLY_FIELDS,
-  startTenantApi,
   type TenantApi,
   type WireClient,
 } from "./tenant-api/index.js";
 
-const PROVIDER = "/api/v2/guardian/factors/push-notification/selected-provider";
-const client = (id: string) => `/api/v2/clients/${id}`;
-const stream = (id: string) => `/api/v2/event-streams/${id}`;
-
 let api: TenantApi;
 let token: string;
-
-beforeAll(async () => {
-  api = await startTenantApi({ random: 1 });
-  token = await fetchToken(api);
-});
-
-afterAll(async () => {
-  await api?.stop();
-});
-
-beforeEach(() => {
-  api.store.reset();
-});
+useTenantApi({ random: 1 }, (started, admin) => ([api, token] = [started, admin]));
 
 describe("push provider selection (spec 4.1)", () => {
   it("answers GET with the seeded provider guardian", async () => {
@@ -59,17 +48,24 @@ describe("push provider selection (spec 4.1)", () => {
 
 describe("client read and update (spec 4.2)", () => {
   it("answers GET with the whole stored client", async () => {
-    const answer = await callApi<WireClient>(api, "GET", client(DEFAULT_SEED_IDS.spa), { token });
+    const answer = await callApi<WireClient>(api, "GET", clientRoute(DEFAULT_SEED_IDS.spa), {
+      token,
+    });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual(api.store.getClient(DEFAULT_SEED_IDS.spa));
     expect(answer.body.client_id).toBe(DEFAULT_SEED_IDS.spa);
   });
 
   it("answers PATCH with 200 and the whole updated client", async () => {
-    const answer = await callApi<WireClient>(api, "PATCH", client(DEFAULT_SEED_IDS.regularWeb), {
-      token,
-      json: { description: "Renamed portal", sso: true },
-    });
+    const answer = await callApi<WireClient>(
+      api,
+      "PATCH",
+      clientRoute(DEFAULT_SEED_IDS.regularWeb),
+      {
+        token,
+        json: { description: "Renamed portal", sso: true },
+      },
+    );
     expect(answer.status).toBe(200);
     const stored = api.store.getClient(DEFAULT_SEED_IDS.regularWeb);
     expect(answer.body).toEqual(stored);
@@ -79,21 +75,26 @@ describe("client read and update (spec 4.2)", () => {
 
   it("changes only the fields a PATCH sends", async () => {
     const before = api.store.getClient(DEFAULT_SEED_IDS.regularWeb);
-    const answer = await callApi<WireClient>(api, "PATCH", client(DEFAULT_SEED_IDS.regularWeb), {
-      token,
-      json: { name: "Portal v2" },
-    });
+    const answer = await callApi<WireClient>(
+      api,
+      "PATCH",
+      clientRoute(DEFAULT_SEED_IDS.regularWeb),
+      {
+        token,
+        json: { name: "Portal v2" },
+      },
+    );
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ ...before, name: "Portal v2" });
   });
 
   it("replaces a top-level object sent in a PATCH instead of merging it", async () => {
     const id = DEFAULT_SEED_IDS.regularWeb;
-    await callApi(api, "PATCH", client(id), {
+    await callApi(api, "PATCH", clientRoute(id), {
       token,
       json: { mobile: { ios: { team_id: "TEAM1", app_bundle_identifier: "com.example.app" } } },
     });
-    const answer = await callApi<WireClient>(api, "PATCH", client(id), {
+    const answer = await callApi<WireClient>(api, "PATCH", clientRoute(id), {
       token,
       json: { mobile: { android: { app_package_name: "com.example.android" } } },
     });
@@ -102,10 +103,15 @@ describe("client read and update (spec 4.2)", () => {
   });
 
   it("adds the platform's defaults inside a replaced jwt_configuration", async () => {
-    const answer = await callApi<WireClient>(api, "PATCH", client(DEFAULT_SEED_IDS.regularWeb), {
-      token,
-      json: { jwt_configuration: { lifetime_in_seconds: 300 } },
-    });
+    const answer = await callApi<WireClient>(
+      api,
+      "PATCH",
+      clientRoute(DEFAULT_SEED_IDS.regularWeb),
+      {
+        token,
+        json: { jwt_configuration: { lifetime_in_seconds: 300 } },
+      },
+    );
     expect(answer.status).toBe(200);
     expect(answer.body.jwt_configuration).toEqual({
       alg: "RS256",
@@ -116,26 +122,36 @@ describe("client read and update (spec 4.2)", () => {
 
   it("merges client_metadata key by key and removes a key sent as null", async () => {
     // Seeded metadata: {team: "identity", tier: "gold"}.
-    const answer = await callApi<WireClient>(api, "PATCH", client(DEFAULT_SEED_IDS.regularWeb), {
-      token,
-      json: { client_metadata: { tier: null, region: "eu" } },
-    });
+    const answer = await callApi<WireClient>(
+      api,
+      "PATCH",
+      clientRoute(DEFAULT_SEED_IDS.regularWeb),
+      {
+        token,
+        json: { client_metadata: { tier: null, region: "eu" } },
+      },
+    );
     expect(answer.status).toBe(200);
     expect(answer.body.client_metadata).toEqual({ team: "identity", region: "eu" });
   });
 
   it("resets a never-null field to its default when a PATCH sends null", async () => {
-    const answer = await callApi<WireClient>(api, "PATCH", client(DEFAULT_SEED_IDS.regularWeb), {
-      token,
-      json: { token_endpoint_auth_method: null, organization_usage: null },
-    });
+    const answer = await callApi<WireClient>(
+      api,
+      "PATCH",
+      clientRoute(DEFAULT_SEED_IDS.regularWeb),
+      {
+        token,
+        json: { token_endpoint_auth_method: null, organization_usage: null },
+      },
+    );
     expect(answer.status).toBe(200);
     expect(answer.body.token_endpoint_auth_method).toBe("none");
     expect(answer.body.organization_usage).toBe("deny");
   });
 
   it("stores null for a nullable object sent as null", async () => {
-    const answer = await callApi<WireClient>(api, "PATCH", client(DEFAULT_SEED_IDS.spa), {
+    const answer = await callApi<WireClient>(api, "PATCH", clientRoute(DEFAULT_SEED_IDS.spa), {
       token,
       json: { refresh_token: null },
     });
@@ -144,36 +160,37 @@ describe("client read and update (spec 4.2)", () => {
   });
 
   it("answers a PATCH without a body with the unchanged client", async () => {
-    const answer = await callApi(api, "PATCH", client(DEFAULT_SEED_IDS.spa), { token });
+    const answer = await callApi(api, "PATCH", clientRoute(DEFAULT_SEED_IDS.spa), { token });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual(api.store.getClient(DEFAULT_SEED_IDS.spa));
   });
 
   it("updates client_secret when the token also has update:client_keys", async () => {
-    const answer = await callApi<WireClient>(api, "PATCH", client(DEFAULT_SEED_IDS.regularWeb), {
-      token,
-      json: { client_secret: "a-new-secret" },
-    });
+    const answer = await callApi<WireClient>(
+      api,
+      "PATCH",
+      clientRoute(DEFAULT_SEED_IDS.regularWeb),
+      {
+        token,
+        json: { client_secret: "a-new-secret" },
+      },
+    );
     expect(answer.status).toBe(200);
     expect(api.store.getClient(DEFAULT_SEED_IDS.regularWeb)?.client_secret).toBe("a-new-secret");
   });
 
   it("answers 404 inexistent_client for an unknown client on PATCH", async () => {
-    const answer = await callApi(api, "PATCH", client("NoSuchClient0000000000000000000x"), {
+    const answer = await callApi(api, "PATCH", clientRoute("NoSuchClient0000000000000000000x"), {
       token,
       json: { name: "x" },
     });
-    expect(answer.status).toBe(404);
-    expect(answer.body).toEqual({
-      statusCode: 404,
-      error: "Not Found",
-      message: "The client does not exist",
-      errorCode: "inexistent_client",
-    });
+    expectErrorAnswer(answer, 404, "inexistent_client", "The client does not exist");
   });
 
   it("answers 404 inexistent_client for an unknown client on GET", async () => {
-    const answer = await callApi(api, "GET", client("NoSuchClient0000000000000000000x"), { token });
+    const answer = await callApi(api, "GET", clientRoute("NoSuchClient0000000000000000000x"), {
+      token,
+    });
     expect(answer.status).toBe(404);
     expect(answer.body).toMatchObject({ statusCode: 404, errorCode: "inexistent_client" });
   });
@@ -182,7 +199,7 @@ describe("client read and update (spec 4.2)", () => {
 describe("event stream deletion (spec 4.3)", () => {
   it("answers DELETE with 204 and an empty body, and the stream is gone", async () => {
     const id = DEFAULT_SEED_IDS.webhookStream;
-    const answer = await callApi(api, "DELETE", stream(id), { token });
+    const answer = await callApi(api, "DELETE", streamRoute(id), { token });
     expect(answer.status).toBe(204);
     expect(answer.text).toBe("");
     expect(api.store.eventStreamExists(id)).toBe(false);
@@ -190,39 +207,33 @@ describe("event stream deletion (spec 4.3)", () => {
 
   it("answers 404 inexistent_event_stream for a stream already deleted", async () => {
     const id = DEFAULT_SEED_IDS.webhookStream;
-    expect((await callApi(api, "DELETE", stream(id), { token })).status).toBe(204);
-    const again = await callApi(api, "DELETE", stream(id), { token });
-    expect(again.status).toBe(404);
-    expect(again.body).toEqual({
-      statusCode: 404,
-      error: "Not Found",
-      message: "The event stream does not exist",
-      errorCode: "inexistent_event_stream",
-    });
+    expect((await callApi(api, "DELETE", streamRoute(id), { token })).status).toBe(204);
+    const again = await callApi(api, "DELETE", streamRoute(id), { token });
+    expectErrorAnswer(again, 404, "inexistent_event_stream", "The event stream does not exist");
   });
 
   it("answers GET with the stored stream, and 404 once it is deleted", async () => {
     const id = DEFAULT_SEED_IDS.eventBridgeStream;
-    const found = await callApi<{ id: string }>(api, "GET", stream(id), { token });
+    const found = await callApi<{ id: string }>(api, "GET", streamRoute(id), { token });
     expect(found.status).toBe(200);
     expect(found.body.id).toBe(id);
-    await callApi(api, "DELETE", stream(id), { token });
-    const missing = await callApi(api, "GET", stream(id), { token });
+    await callApi(api, "DELETE", streamRoute(id), { token });
+    const missing = await callApi(api, "GET", streamRoute(id), { token });
     expect(missing.status).toBe(404);
     expect(missing.body).toMatchObject({ errorCode: "inexistent_event_stream" });
   });
 
   it("answers 200 again when a test puts the stream back (it exists again)", async () => {
     const id = DEFAULT_SEED_IDS.webhookStream;
-    await callApi(api, "DELETE", stream(id), { token });
+    await callApi(api, "DELETE", streamRoute(id), { token });
     api.store.putEventStream({ id, name: "recreated" });
-    const answer = await callApi(api, "GET", stream(id), { token });
+    const answer = await callApi(api, "GET", streamRoute(id), { token });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ id, name: "recreated" });
   });
 
   it("ignores an empty JSON body on DELETE", async () => {
-    const answer = await callApi(api, "DELETE", stream(DEFAULT_SEED_IDS.webhookStream), {
+    const answer = await callApi(api, "DELETE", streamRoute(DEFAULT_SEED_IDS.webhookStream), {
       token,
       raw: "",
       headers: { "content-type": "application/json" },
@@ -238,13 +249,12 @@ describe("error bodies", () => {
       raw: "{not json",
       headers: { "content-type": "application/json" },
     });
-    expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({
-      statusCode: 400,
-      error: "Bad Request",
-      message: "Body is not valid JSON but content-type is set to 'application/json'",
-      errorCode: "invalid_body",
-    });
+    expectErrorAnswer(
+      answer,
+      400,
+      "invalid_body",
+      "Body is not valid JSON but content-type is set to 'application/json'",
+    );
   });
 
   it("answers an unsupported content type with 415 in the platform's error shape", async () => {
@@ -269,35 +279,27 @@ describe("error bodies", () => {
 
   it("answers an unknown route with 404 not_found in the platform's error shape", async () => {
     const answer = await callApi(api, "GET", "/api/v2/connections", { token });
-    expect(answer.status).toBe(404);
-    expect(answer.body).toEqual({
-      statusCode: 404,
-      error: "Not Found",
-      message: "Route GET:/api/v2/connections not found",
-      errorCode: "not_found",
-    });
+    expectErrorAnswer(answer, 404, "not_found", "Route GET:/api/v2/connections not found");
   });
 
   it("answers a path that is not valid URL encoding with 400 invalid_uri", async () => {
     const answer = await callApi(api, "GET", "/api/v2/clients/%E0%A4%A", { token });
-    expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({
-      statusCode: 400,
-      error: "Bad Request",
-      message: "Path validation error: the path is not a valid URL",
-      errorCode: "invalid_uri",
-    });
+    expectErrorAnswer(
+      answer,
+      400,
+      "invalid_uri",
+      "Path validation error: the path is not a valid URL",
+    );
   });
 
   it("answers a path parameter longer than 1000 characters with 414 invalid_uri", async () => {
-    const answer = await callApi(api, "GET", client("x".repeat(1001)), { token });
-    expect(answer.status).toBe(414);
-    expect(answer.body).toEqual({
-      statusCode: 414,
-      error: "URI Too Long",
-      message: "Path validation error: a path parameter is longer than 1000 characters",
-      errorCode: "invalid_uri",
-    });
+    const answer = await callApi(api, "GET", clientRoute("x".repeat(1001)), { token });
+    expectErrorAnswer(
+      answer,
+      414,
+      "invalid_uri",
+      "Path validation error: a path parameter is longer than 1000 characters",
+    );
   });
 
   it("answers an unknown route with 404 before looking at the token", async () => {
@@ -306,7 +308,10 @@ describe("error bodies", () => {
   });
 
   it("answers a method the route does not have with 404 not_found", async () => {
-    const answer = await callApi(api, "POST", client(DEFAULT_SEED_IDS.spa), { token, json: {} });
+    const answer = await callApi(api, "POST", clientRoute(DEFAULT_SEED_IDS.spa), {
+      token,
+      json: {},
+    });
     expect(answer.status).toBe(404);
     expect(answer.body).toMatchObject({ errorCode: "not_found" });
   });
@@ -332,7 +337,7 @@ describe("seeded tenant", () => {
   });
 
   it("answers every response-only field of spec 2.3.6 that a regular client has, with its default", async () => {
-    const answer = await callApi<WireClient>(api, "GET", client(DEFAULT_SEED_IDS.regularWeb), {
+    const answer = await callApi<WireClient>(api, "GET", clientRoute(DEFAULT_SEED_IDS.regularWeb), {
       token,
     });
     const body = answer.body;

@@ -4,7 +4,7 @@ import https from "node:https";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { resolveSettings } from "../provider/config.js";
 import { TenantConfigError } from "../provider/errors.js";
-import { NAME_KEY } from "../provider/resources/operation.js";
+import { NAME_KEY } from "../provider/resource-name.js";
 import { PushProviderSelectionProvider } from "../provider/resources/push-provider-selection.js";
 import { type Harness, stackConfig, startHarness } from "./support/harness.js";
 import { REPO_ROOT } from "./support/installed-package.js";
@@ -165,6 +165,16 @@ describe("TLS certificate verification, in a child process", () => {
   let withoutKeepAlive: Promise<ChildOutcome>;
   const CHILD_TIMEOUT_MS = 120_000;
 
+  /** The outcome of a child whose selection could not reach `untrusted` for `detail`. */
+  const unreachable = (detail: string): ChildOutcome => ({
+    ok: false,
+    name: "TenantNetworkError",
+    code: "ERR_TENANT_NETWORK",
+    message:
+      `PushProviderSelection "tls": GET ${SELECTED_PROVIDER} could not reach ` +
+      `${untrusted.domain}: ${detail} (1 attempt)`,
+  });
+
   beforeAll(async () => {
     [untrusted, trusted] = await Promise.all([
       startTenantApi({ tls: true }),
@@ -215,14 +225,7 @@ describe("TLS certificate verification, in a child process", () => {
   it(
     "fails without NODE_EXTRA_CA_CERTS with a TenantNetworkError that names the certificate problem",
     async () => {
-      expect(await withoutCa).toEqual({
-        ok: false,
-        name: "TenantNetworkError",
-        code: "ERR_TENANT_NETWORK",
-        message:
-          `PushProviderSelection "tls": GET ${SELECTED_PROVIDER} could not reach ` +
-          `${untrusted.domain}: ${certificateProblem} (1 attempt)`,
-      });
+      expect(await withoutCa).toEqual(unreachable(certificateProblem));
     },
     CHILD_TIMEOUT_MS,
   );
@@ -246,14 +249,9 @@ describe("TLS certificate verification, in a child process", () => {
     "fails when NODE_EXTRA_CA_CERTS holds a CA that did not sign the server's certificate",
     async () => {
       // Both CAs have the same name, so Node picks the trusted one and its signature check fails.
-      expect(await withWrongCa).toEqual({
-        ok: false,
-        name: "TenantNetworkError",
-        code: "ERR_TENANT_NETWORK",
-        message:
-          `PushProviderSelection "tls": GET ${SELECTED_PROVIDER} could not reach ` +
-          `${untrusted.domain}: CERT_SIGNATURE_FAILURE (certificate signature failure) (1 attempt)`,
-      });
+      expect(await withWrongCa).toEqual(
+        unreachable("CERT_SIGNATURE_FAILURE (certificate signature failure)"),
+      );
     },
     CHILD_TIMEOUT_MS,
   );

@@ -12,7 +12,7 @@ import { ClientSettings, EventStreamDeletion, PushProviderSelection } from "pulu
 
 const config = new pulumi.Config("tenant-example");
 
-// MFA push notifications go through the platform's own service.
+// MFA push notifications go through Amazon SNS (the platform's own push service is `guardian`).
 new PushProviderSelection("mfa-push", { provider: "sns" });
 
 const portal = new ClientSettings("portal", {

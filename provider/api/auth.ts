@@ -1,7 +1,7 @@
 import { type AxiosInstance, isAxiosError } from "axios";
 import type { Credentials } from "../config.js";
 import { TenantAuthError } from "../errors.js";
-import { abortable, describeTransportFailure } from "./failures.js";
+import { abortable, describeTransportFailure } from "./transport-failures.js";
 
 /** Supplies bearer tokens for the management API. */
 export interface TokenSource {

@@ -9,8 +9,8 @@ import {
   TenantTimeoutError,
   TenantValidationError,
 } from "../errors.js";
+import { plural } from "../text.js";
 import { ClientCredentialsTokenSource, StaticTokenSource, type TokenSource } from "./auth.js";
-import { describeTransportFailure, isCanceled, isTimeout } from "./failures.js";
 import {
   createApiHttp,
   createAuthHttp,
@@ -19,6 +19,7 @@ import {
   type RetryPolicy,
 } from "./http.js";
 import { TenantRateLimiter } from "./rate-limiter.js";
+import { describeTransportFailure, isCanceled, isTimeout } from "./transport-failures.js";
 
 /** One call to the management API. */
 export interface ApiRequest {
@@ -113,7 +114,15 @@ export class TenantApiClient {
    *   token could be had. All messages start with `context.resource`.
    */
   async call<T>(context: OperationContext, request: ApiRequest): Promise<ApiResponse<T>> {
-    const data = encodeBody(context, request);
+    try {
+      return await this.send<T>(context, request);
+    } catch (error) {
+      throw error instanceof TenantError ? error.concerning(context.resource) : error;
+    }
+  }
+
+  private async send<T>(context: OperationContext, request: ApiRequest): Promise<ApiResponse<T>> {
+    const data = encodeBody(request);
     let renewed = false;
     for (;;) {
       const token = await this.token(context);
@@ -149,8 +158,10 @@ export class TenantApiClient {
       return await this.tokens.getToken(context.signal);
     } catch (error) {
       if (context.signal.aborted) throw this.deadlineError(context, "getting an access token");
+      // Every operation waiting for the token shares one token request, so one error object: each
+      // gets its own, naming its resource, with the shared one (and its stack) as the cause.
       if (error instanceof TenantAuthError) {
-        throw new TenantAuthError(`${context.resource}: ${error.message}`);
+        throw new TenantAuthError(error.message, { resource: context.resource, cause: error });
       }
       throw error;
     }
@@ -161,12 +172,11 @@ export class TenantApiClient {
     request: ApiRequest,
     error: unknown,
   ): TenantError {
-    const { resource } = context;
     const what = `${request.method} ${request.path}`;
     if (error instanceof TenantError) return error;
     if (isAxiosError(error) && error.response) {
       const body = (error.response.data ?? {}) as Record<string, unknown>;
-      return new TenantApiError(resource, {
+      return new TenantApiError(context.resource, {
         method: request.method,
         path: request.path,
         status: error.response.status,
@@ -183,19 +193,19 @@ export class TenantApiClient {
     if (isCanceled(error) || context.signal.aborted) return this.deadlineError(context, what);
     if (isTimeout(error)) {
       return new TenantTimeoutError(
-        `${resource}: ${what} got no answer within ${this.settings.requestTimeoutMs} ms ` +
+        `${what} got no answer within ${this.settings.requestTimeoutMs} ms ` +
           `(${plural(attempts, "attempt")})`,
       );
     }
     return new TenantNetworkError(
-      `${resource}: ${what} could not reach ${this.settings.origin}: ` +
+      `${what} could not reach ${this.settings.origin}: ` +
         `${describeTransportFailure(error)} (${plural(attempts, "attempt")})`,
     );
   }
 
   private deadlineError(context: OperationContext, what: string): TenantTimeoutError {
     return new TenantTimeoutError(
-      `${context.resource}: ${what} did not finish within the operation deadline of ` +
+      `${what} did not finish within the operation deadline of ` +
         `${Math.round(context.deadlineMs / 1000)} s (set tenant:operationTimeoutSeconds to change it)`,
     );
   }
@@ -206,13 +216,13 @@ export class TenantApiClient {
  * first, which silently drops `constructor`, `prototype` and `__proto__` keys (legal metadata keys)
  * and overflows the stack on deeply nested values.
  */
-function encodeBody(context: OperationContext, request: ApiRequest): string | undefined {
+function encodeBody(request: ApiRequest): string | undefined {
   if (request.body === undefined) return undefined;
   try {
     return JSON.stringify(request.body);
   } catch (error) {
     throw new TenantValidationError(
-      `${context.resource}: the body of ${request.method} ${request.path} cannot be encoded as ` +
+      `the body of ${request.method} ${request.path} cannot be encoded as ` +
         `JSON (${error instanceof Error ? error.message : String(error)}); nothing was sent`,
     );
   }
@@ -224,10 +234,6 @@ function retryCount(error: unknown): number {
     | { retryCount?: number }
     | undefined;
   return state?.retryCount ?? 0;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /**

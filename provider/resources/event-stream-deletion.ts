@@ -1,14 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
+import { describeResource, NAME_KEY } from "../resource-name.js";
 import type { EventStreamDeletionInputs } from "../schema/index.js";
-import type { TenantProvider } from "../shims/make-shim.js";
-
-import {
-  describeResource,
-  NAME_KEY,
-  runOperation,
-  shimFor,
-  TenantProviderBase,
-} from "./operation.js";
+import { type Props, type TenantProvider, TenantProviderBase } from "./provider-base.js";
+import { shimFor } from "./registration.js";
+import { runOperation } from "./run-operation.js";
 
 const KIND = "EventStreamDeletion";
 
@@ -17,9 +12,10 @@ export type EventStreamDeletionArgs = {
   [K in keyof EventStreamDeletionInputs]: pulumi.Input<EventStreamDeletionInputs[K]>;
 };
 
-type Props = Record<string, unknown>;
-
-const pathOf = (id: unknown): string => `/event-streams/${encodeURIComponent(String(id))}`;
+/** The path of one event stream, relative to the API base. */
+function streamPath(id: unknown): string {
+  return `/event-streams/${encodeURIComponent(String(id))}`;
+}
 
 /**
  * Declares that an event stream must not exist (`DELETE /event-streams/{id}`).
@@ -58,7 +54,7 @@ export class EventStreamDeletionProvider extends TenantProviderBase implements T
     return runOperation(describeResource(KIND, inputs), async ({ client, context }) => {
       await client.call(context, {
         method: "DELETE",
-        path: pathOf(inputs.eventStreamId),
+        path: streamPath(inputs.eventStreamId),
         accept: [404],
       });
       return {
@@ -70,7 +66,11 @@ export class EventStreamDeletionProvider extends TenantProviderBase implements T
 
   read(id: string, props: Props): Promise<pulumi.dynamic.ReadResult> {
     return runOperation(describeResource(KIND, props, id), async ({ client, context }) => {
-      const answer = await client.call(context, { method: "GET", path: pathOf(id), accept: [404] });
+      const answer = await client.call(context, {
+        method: "GET",
+        path: streamPath(id),
+        accept: [404],
+      });
       // The stream exists again: an empty id tells the engine this resource is gone, so the next
       // `up` creates it, which deletes the stream again.
       return answer.status === 404 ? { id, props } : { id: "", props: {} };

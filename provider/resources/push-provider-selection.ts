@@ -1,18 +1,14 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { OperationContext, TenantApiClient } from "../api/client.js";
+import { describeResource, NAME_KEY } from "../resource-name.js";
 import type { PushProviderSelectionInputs } from "../schema/index.js";
-import type { TenantProvider } from "../shims/make-shim.js";
+import { type Props, type TenantProvider, TenantProviderBase } from "./provider-base.js";
+import { shimFor, withSecretOutputs } from "./registration.js";
+import { runOperation } from "./run-operation.js";
 
-import {
-  describeResource,
-  NAME_KEY,
-  runOperation,
-  shimFor,
-  TenantProviderBase,
-  withSecretOutputs,
-} from "./operation.js";
-
-const PATH = "/guardian/factors/push-notification/selected-provider";
 const KIND = "PushProviderSelection";
+/** The tenant's one push provider selection, relative to the API base. */
+const SELECTION_PATH = "/guardian/factors/push-notification/selected-provider";
 
 /** The inputs of {@link PushProviderSelection}, each of which may be an Output. */
 export type PushProviderSelectionArgs = {
@@ -21,8 +17,6 @@ export type PushProviderSelectionArgs = {
 
 /** One of the push notification providers the platform knows. */
 export type PushProvider = PushProviderSelectionInputs["provider"];
-
-type Props = Record<string, unknown>;
 
 /**
  * Selects which push notification provider the tenant's MFA push factor uses
@@ -73,7 +67,7 @@ export class PushProviderSelectionProvider extends TenantProviderBase implements
     return runOperation(describeResource(KIND, inputs), async ({ client, context, settings }) => {
       const current = await client.call<{ provider?: string }>(context, {
         method: "GET",
-        path: PATH,
+        path: SELECTION_PATH,
       });
       const prior = current.data.provider ?? null;
       const provider =
@@ -87,7 +81,10 @@ export class PushProviderSelectionProvider extends TenantProviderBase implements
 
   read(id: string, props: Props): Promise<pulumi.dynamic.ReadResult> {
     return runOperation(describeResource(KIND, props, id), async ({ client, context }) => {
-      const live = await client.call<{ provider?: string }>(context, { method: "GET", path: PATH });
+      const live = await client.call<{ provider?: string }>(context, {
+        method: "GET",
+        path: SELECTION_PATH,
+      });
       return { id, props: { ...props, provider: live.data.provider ?? null } };
     });
   }
@@ -112,13 +109,13 @@ export class PushProviderSelectionProvider extends TenantProviderBase implements
   }
 
   private async select(
-    client: import("../api/client.js").TenantApiClient,
-    context: import("../api/client.js").OperationContext,
+    client: TenantApiClient,
+    context: OperationContext,
     provider: unknown,
   ): Promise<unknown> {
     const answer = await client.call<{ provider?: string }>(context, {
       method: "PUT",
-      path: PATH,
+      path: SELECTION_PATH,
       body: { provider },
     });
     return answer.data.provider ?? provider;

@@ -1,38 +1,32 @@
 /**
- * Validation entry points: {@link checkInputs} for a resource's inputs in the user's spelling
- * (what `check` returns to Pulumi) and {@link validateWire} for request bodies in the API's spelling
- * (what the local tenant API enforces). Both return every failure at once and never throw.
+ * The validation of a resource's inputs in the user's spelling: what `check` returns to Pulumi.
+ * It returns every failure at once and never throws.
  *
  * @module
  */
 
+import type * as pulumi from "@pulumi/pulumi";
+import { type PathFailure, toFailures } from "./check-failures.js";
 import { SENSITIVE_CLIENT_FIELDS } from "./client-settings.js";
 import { postLoginPromptFailure } from "./cross-field.js";
-import { type PathFailure, toFailures } from "./failures.js";
 import type { ResourceKind } from "./kinds.js";
 import { ajvErrors } from "./validate.js";
-import { type WireKind, wireName } from "./wire.js";
 
-/** One failure of {@link checkInputs}: the property as the user spelled it, and what is wrong. */
-export interface CheckFailure {
-  /** Full path in the user's spelling: `callbacks[2]`, `jwtConfiguration.lifetimeInSeconds`. */
-  readonly property: string;
-  /** What is wrong, e.g. `must be at most 140 characters (got 141)`. */
-  readonly reason: string;
-}
-
-/** What {@link checkInputs} returns. */
-export interface CheckResult {
+/** What {@link checkInputs} returns: Pulumi's own check result, with both members present. */
+export interface InputCheck {
   /** The normalised inputs: the news as given, `__` keys included. */
   readonly inputs: Record<string, unknown>;
-  /** Every failure, in a stable order; empty when the inputs are valid. */
-  readonly failures: CheckFailure[];
+  /**
+   * Every failure, in a stable order, empty when the inputs are valid: the full path in the user's
+   * spelling as `property` (`callbacks[2]`, `jwtConfiguration.lifetimeInSeconds`) and what is wrong.
+   */
+  readonly failures: pulumi.dynamic.CheckFailure[];
 }
 
 const NOTHING_SENSITIVE: readonly string[] = [];
 
 /**
- * The deepest nesting accepted in an input. The spec's deepest shape is four levels; free-form maps
+ * The deepest nesting accepted in an input. The platform's deepest shape is four levels; free-form maps
  * could otherwise hold anything, and a value thousands of levels deep cannot even be encoded as JSON
  * (the encoder's recursion overflows), so it would pass the preview and fail the update.
  */
@@ -50,10 +44,6 @@ function exceedsDepth(value: unknown, limit: number): boolean {
   return false;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * Validates a resource's inputs (`news` of `check`) and returns all failures at once, each naming
  * the property as the user spells it. Keys starting with `__` (`__provider`, `__resourceName`) are not
@@ -61,7 +51,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * stands. `organizationRequireBehavior: "post_login_prompt"` with `oidcConformant: false` fails at
  * `organizationRequireBehavior`. Never throws.
  */
-export function checkInputs(kind: ResourceKind, news: Record<string, unknown>): CheckResult {
+export function checkInputs(kind: ResourceKind, news: Record<string, unknown>): InputCheck {
   const inputs = { ...news };
   const tooDeep: PathFailure[] = [];
   const validated = Object.fromEntries(
@@ -87,32 +77,4 @@ export function checkInputs(kind: ResourceKind, news: Record<string, unknown>): 
     if (crossField !== undefined) found.push(crossField);
   }
   return { inputs, failures: found.map(({ path, reason }) => ({ property: path, reason })) };
-}
-
-/**
- * Validates a request as the API receives it, in wire spelling, and returns every failure with its
- * path in wire spelling (`jwt_configuration.lifetime_in_seconds`, `callbacks[2]`, `""` for the root).
- * - `pushProviderSelection`: the PUT body (`{ provider }`, nothing else).
- * - `clientUpdate`: the PATCH body (any subset of the client fields; `client_metadata` values may
- *   be `null`, which removes the key). The post-login-prompt rule is applied when the body holds
- *   both fields; against the stored client it is the caller's to apply.
- * - `eventStreamId`: the id string of the path (exactly 26 characters).
- * The unknown placeholder gets no special treatment here. Never throws.
- */
-export function validateWire(
-  kind: WireKind,
-  value: unknown,
-): Array<{ path: string; reason: string }> {
-  const found = toFailures(ajvErrors(kind, value), value, {
-    skipUnknowns: false,
-    sensitive: kind === "clientUpdate" ? SENSITIVE_CLIENT_FIELDS.map(wireName) : NOTHING_SENSITIVE,
-  });
-  if (kind === "clientUpdate" && isRecord(value)) {
-    const crossField = postLoginPromptFailure(value, {
-      organizationRequireBehavior: wireName("organizationRequireBehavior"),
-      oidcConformant: wireName("oidcConformant"),
-    });
-    if (crossField !== undefined) found.push(crossField);
-  }
-  return found.map(({ path, reason }) => ({ path, reason }));
 }

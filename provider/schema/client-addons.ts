@@ -1,6 +1,6 @@
 /**
- * The `addons` object of a client (spec 2.3.5). Addon member names and their fields are spelled
- * exactly as the spec spells them (`sso_integration`, `accountName`, `blob_read`,
+ * The `addons` object of a client. Addon member names and their fields are spelled exactly as the
+ * platform spells them (`sso_integration`, `accountName`, `blob_read`,
  * `lifetime_in_seconds`, and `lifetimeInSeconds` inside `samlp`), by the user and on the wire, so
  * every object of this subtree is marked `"x-wire-keys": "verbatim"`.
  *
@@ -17,14 +17,14 @@ const emptyAddon = {
 
 /**
  * The fields of every addon member named for a third-party product, with their types: the union of
- * the field sets of spec 2.3.5 (strings unless the spec gives a type). The spec leaves the product
- * names out, so any member other than `samlp`, `wsfed`, `oag` and `sso_integration` must be an
+ * addon field sets the platform documents (strings unless a type is given). The product names
+ * themselves are not documented (docs/platform.md, "Client fields"), so any member other than `samlp`, `wsfed`, `oag` and `sso_integration` must be an
  * object made of these fields.
  */
-export const productAddonSchema = {
+const productAddonSchema = {
   type: "object",
   description:
-    "An addon named for a third-party product: its fields must come from the field sets of the spec.",
+    "An addon named for a third-party product: its fields must come from the platform's addon field sets.",
   "x-wire-keys": verbatim,
   properties: {
     principal: { type: "string" },
@@ -78,7 +78,7 @@ export const productAddonSchema = {
 } as const;
 
 /** The `samlp` addon: SAML2 web app settings. */
-export const samlpAddonSchema = {
+const samlpAddonSchema = {
   type: "object",
   description: "SAML2 web app addon.",
   "x-wire-keys": verbatim,

@@ -1,22 +1,13 @@
 /**
- * The nested object shapes of a client (spec 2.3.4), written in the user's camelCase. Each shape is
+ * The nested object shapes of a client (docs/platform.md, "Client fields"), written in the user's
+ * camelCase. Each shape is
  * closed (`additionalProperties: false`) so that a misspelt member fails with a suggestion; all
- * members are optional, as the spec states. Arrays whose item type the spec leaves out accept any
+ * members are optional, as on the platform. Arrays whose item type the platform leaves open accept any
  * items. Objects marked `"x-wire-keys": "verbatim"` keep their own keys on the wire (see
  * `wire.ts`); their member schemas are mapped as usual.
  *
  * @module
  */
-
-const credentialList = {
-  type: "array",
-  description: "Credentials, each referenced by its `id`.",
-  items: {
-    type: "object",
-    properties: { id: { type: "string" } },
-    additionalProperties: false,
-  },
-} as const;
 
 /** `session_transfer`: native-to-web single sign-on. */
 export const sessionTransferSchema = {
@@ -62,7 +53,7 @@ export const oidcLogoutSchema = {
 } as const;
 
 /**
- * `oidc_backchannel_logout`: deprecated in favour of `oidc_logout`. The spec does not show its
+ * `oidc_backchannel_logout`: deprecated in favour of `oidc_logout`. The platform does not show its
  * members, so any object is accepted and its keys are sent exactly as written.
  */
 export const oidcBackchannelLogoutSchema = {
@@ -85,18 +76,6 @@ export const jwtConfigurationSchema = {
       "x-wire-keys": "verbatim",
     },
     alg: { type: "string" },
-  },
-  additionalProperties: false,
-} as const;
-
-/** `encryption_key`: the client's encryption key. */
-export const encryptionKeySchema = {
-  type: ["object", "null"],
-  description: "The client's encryption key, or null.",
-  properties: {
-    pub: { type: "string" },
-    cert: { type: "string" },
-    subject: { type: "string" },
   },
   additionalProperties: false,
 } as const;
@@ -127,7 +106,7 @@ export const mobileSchema = {
 } as const;
 
 /**
- * `native_social_login`: one member per social identity provider. The spec does not name the
+ * `native_social_login`: one member per social identity provider. The platform does not name the
  * providers, so member names are free and sent as written; each member is `{ enabled }`.
  */
 export const nativeSocialLoginSchema = {
@@ -194,46 +173,6 @@ export const defaultOrganizationSchema = {
   properties: {
     organizationId: { type: "string" },
     flows: { type: "array", items: { type: "string" } },
-  },
-  additionalProperties: false,
-} as const;
-
-const credentialsHolder = {
-  type: "object",
-  properties: { credentials: credentialList },
-  additionalProperties: false,
-} as const;
-
-/** `client_authentication_methods`: credentials per authentication method. */
-export const clientAuthenticationMethodsSchema = {
-  type: ["object", "null"],
-  description: "Client authentication methods, or null.",
-  properties: {
-    privateKeyJwt: credentialsHolder,
-    tlsClientAuth: credentialsHolder,
-    selfSignedTlsClientAuth: credentialsHolder,
-  },
-  additionalProperties: false,
-} as const;
-
-/** `signed_request_object`: JWT-secured authorization requests (JAR). */
-export const signedRequestObjectSchema = {
-  type: "object",
-  description: "JWT-secured authorization request settings.",
-  properties: {
-    required: { type: "boolean", description: "Defaults to false." },
-    credentials: credentialList,
-  },
-  additionalProperties: false,
-} as const;
-
-/** `token_vault_privileged_access` (EA). */
-export const tokenVaultPrivilegedAccessSchema = {
-  type: "object",
-  description: "Token vault privileged access (early access).",
-  properties: {
-    credentials: credentialList,
-    ipAllowlist: { type: "array", items: { type: "string" } },
   },
   additionalProperties: false,
 } as const;

@@ -2,8 +2,12 @@ import type { FromSchema } from "json-schema-to-ts";
 import { addonsSchema } from "./client-addons.js";
 import {
   clientAuthenticationMethodsSchema,
-  defaultOrganizationSchema,
   encryptionKeySchema,
+  signedRequestObjectSchema,
+  tokenVaultPrivilegedAccessSchema,
+} from "./client-credentials.js";
+import {
+  defaultOrganizationSchema,
   expressConfigurationSchema,
   fedcmLoginSchema,
   jwtConfigurationSchema,
@@ -14,15 +18,14 @@ import {
   oidcLogoutSchema,
   refreshTokenSchema,
   sessionTransferSchema,
-  signedRequestObjectSchema,
   tokenExchangeSchema,
   tokenQuotaSchema,
-  tokenVaultPrivilegedAccessSchema,
 } from "./client-nested.js";
 
 /**
- * The `app_type` values the spec names (2.3.2). The platform also accepts seventeen values named for
- * third-party products, which the spec leaves out; add them here when they are known, and every
+ * The `app_type` values the platform names (docs/platform.md, "Client fields"). It also accepts
+ * seventeen values named for third-party products, which are not documented; add them here when
+ * they are known, and every
  * validator and message follows.
  */
 export const APP_TYPES = [
@@ -36,7 +39,7 @@ export const APP_TYPES = [
   "oag",
 ] as const;
 
-/** The twelve `grant_types` values of spec 2.3.3, with the spec's `example` identifiers. */
+/** The twelve `grant_types` values, with `example` standing for the platform's own name. */
 export const GRANT_TYPES = [
   "authorization_code",
   "implicit",
@@ -59,13 +62,13 @@ const nonEmptyStringList = (description: string) =>
   ({ type: "array", description, items: { type: "string", minLength: 1 } }) as const;
 
 /**
- * Inputs of `ClientSettings`: `clientId` (required) plus any subset of the client fields of spec
- * 2.3.1, in camelCase, with every constraint of 2.3.1 and section 8. Defaults are stated in the
- * descriptions only: a `default` keyword would make the field required in the derived type and
- * would crash Pulumi's closure serializer.
+ * Inputs of `ClientSettings`: `clientId` (required) plus any subset of the 55 client fields, in
+ * camelCase, with every constraint the platform states (docs/platform.md, "Client fields" and
+ * "Limits"). Defaults are stated in the descriptions only: a `default` keyword would make the
+ * field required in the derived type and would crash Pulumi's closure serializer.
  *
- * Two constraints are written in a form equivalent to the spec's but giving one failure per
- * mistake: `name` is `minLength: 1` plus `^[^<>]*$` (the spec's `^[^<>]+$`), and `grantTypes`
+ * Two constraints are written in a form equivalent to the platform's but giving one failure per
+ * mistake: `name` is `minLength: 1` plus `^[^<>]*$` (the platform's `^[^<>]+$`), and `grantTypes`
  * items are an enum, which already excludes the empty string.
  */
 export const clientSettingsSchema = {
@@ -178,6 +181,7 @@ export const clientSettingsSchema = {
         "as written.",
       "x-wire-keys": "verbatim",
       "x-wire-null-values": true,
+      "x-strategy": "map",
       maxProperties: 10,
       propertyNames: {
         type: "string",
@@ -263,6 +267,7 @@ export const clientSettingsSchema = {
       type: "string",
       enum: ["strict", "permissive"],
       description: "Set when the client is created; it can never change.",
+      "x-strategy": "fixed",
     },
     redirectionPolicy: {
       type: "string",
@@ -278,10 +283,10 @@ export const clientSettingsSchema = {
 /** The plain (already resolved) inputs of `ClientSettings`, derived from its schema. */
 export type ClientSettingsInputs = FromSchema<typeof clientSettingsSchema>;
 
-/** The name of one client field of spec 2.3.1, in camelCase (every input but `clientId`). */
+/** The name of one of the 55 client fields, in camelCase (every input but `clientId`). */
 export type ClientSettingsField = Exclude<keyof typeof clientSettingsSchema.properties, "clientId">;
 
-/** Every client field of spec 2.3.1, in camelCase, in the spec's order. */
+/** The 55 client fields in camelCase, in the platform's order (the schema adds `clientId`). */
 export const CLIENT_SETTINGS_FIELDS = Object.keys(clientSettingsSchema.properties).filter(
   (key) => key !== "clientId",
 ) as readonly ClientSettingsField[];

@@ -1,10 +1,12 @@
 /**
- * The rule of spec 4.2 that one field's schema cannot express alone:
+ * The rule of the client update that one field's schema cannot express alone
+ * (docs/platform.md, "Rules across fields"):
  * `organization_require_behavior: "post_login_prompt"` requires `oidc_conformant` to be true.
  *
  * @module
  */
 
+import type { PathFailure } from "./check-failures.js";
 import { isUnknown } from "./unknown.js";
 
 /** The names the rule talks about, in one spelling (user or wire). */
@@ -30,7 +32,7 @@ export function postLoginPromptReason(oidcConformantName: string): string {
 export function postLoginPromptFailure(
   value: Record<string, unknown>,
   names: PostLoginPromptNames,
-): { path: string; reason: string } | undefined {
+): PathFailure | undefined {
   const behavior = value[names.organizationRequireBehavior];
   const conformant = value[names.oidcConformant];
   if (behavior !== "post_login_prompt" || isUnknown(conformant)) return undefined;

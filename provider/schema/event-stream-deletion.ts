@@ -1,8 +1,8 @@
 import type { FromSchema } from "json-schema-to-ts";
 
 /**
- * Inputs of `EventStreamDeletion` (spec 2.2 and 4.3): the identifier of the stream to delete,
- * exactly 26 characters (spec section 8), e.g. `est_` followed by 22 letters and digits.
+ * Inputs of `EventStreamDeletion`: the identifier of the stream to delete, exactly 26 characters,
+ * e.g. `est_` followed by 22 letters and digits (docs/platform.md, "Event streams").
  */
 export const eventStreamDeletionSchema = {
   type: "object",

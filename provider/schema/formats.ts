@@ -1,5 +1,5 @@
 /**
- * The custom string formats of the tenant API (spec 2.3.1), as DESIGN.md section 3 defines them.
+ * The custom string formats of the tenant API (docs/platform.md, "URL formats").
  * Each is a plain predicate on a string; `null` never reaches them (the schemas allow it through
  * `type`). Registered with Ajv under the names below.
  *
@@ -82,7 +82,7 @@ export function isCallbackUrl(value: string): boolean {
 /**
  * `url-with-placeholders`: an absolute `http://` or `https://` URL, as used in origin and logout URL
  * lists. `*` may be a whole subdomain label (`https://*.example.com`) and `{placeholder}` segments
- * may stand anywhere. The query and the fragment are not considered (spec 2.3.6), so nothing in
+ * may stand anywhere. The query and the fragment are not considered by the platform, so nothing in
  * them can make the value invalid.
  */
 export function isUrlWithPlaceholders(value: string): boolean {

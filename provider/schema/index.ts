@@ -1,7 +1,7 @@
 /**
  * The single source of truth for the inputs of the three resources: JSON Schemas in the user's
- * camelCase, the TypeScript types derived from them, validation for `check` and for the local
- * tenant API, and the mapping to and from the API's wire names.
+ * camelCase, the TypeScript types derived from them, validation for `check`, and the mapping of
+ * client fields to and from the API's wire names.
  *
  * Importing this module creates nothing: the Ajv instance and the validators are built on the
  * first validation and then reused for the life of the process.
@@ -9,14 +9,9 @@
  * @module
  */
 
-export {
-  type CheckFailure,
-  type CheckResult,
-  checkInputs,
-  MAX_DEPTH,
-  validateWire,
-} from "./check.js";
-export { addonsSchema, productAddonSchema, samlpAddonSchema } from "./client-addons.js";
+export { checkInputs, type InputCheck, MAX_DEPTH } from "./check.js";
+export type { PathFailure } from "./check-failures.js";
+export { addonsSchema } from "./client-addons.js";
 export {
   APP_TYPES,
   CLIENT_SETTINGS_FIELDS,
@@ -39,12 +34,4 @@ export {
   pushProviderSelectionSchema,
 } from "./push-provider-selection.js";
 export { isUnknown, UNKNOWN } from "./unknown.js";
-export {
-  fieldFromWire,
-  fieldToWire,
-  fromWire,
-  toWire,
-  type WireKind,
-  wireName,
-  wireSchema,
-} from "./wire.js";
+export { fieldFromWire, fieldToWire, wireName } from "./wire.js";

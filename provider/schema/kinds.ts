@@ -1,3 +1,4 @@
+import { isPlainObject } from "../json.js";
 import { clientSettingsSchema } from "./client-settings.js";
 import { eventStreamDeletionSchema } from "./event-stream-deletion.js";
 import { pushProviderSelectionSchema } from "./push-provider-selection.js";
@@ -12,13 +13,6 @@ export const SCHEMAS = {
   EventStreamDeletion: eventStreamDeletionSchema,
 } as const satisfies Record<ResourceKind, object>;
 
-/** Input keys that identify the resource rather than describe its settings (never sent in a body). */
-export const IDENTITY_KEYS: Readonly<Record<ResourceKind, readonly string[]>> = {
-  PushProviderSelection: [],
-  ClientSettings: ["clientId"],
-  EventStreamDeletion: [],
-};
-
 /**
  * A JSON Schema node as the walkers of this module see it: a read-only bag of keywords. (The typed
  * `as const` schemas are for `FromSchema`; walking them generically needs this looser view.)
@@ -27,7 +21,7 @@ export type SchemaNode = { readonly [keyword: string]: unknown };
 
 /** Whether `value` is a schema node (an object, not an array). */
 export function isSchemaNode(value: unknown): value is SchemaNode {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return isPlainObject(value);
 }
 
 /** The `properties` of a schema node, or an empty record. */

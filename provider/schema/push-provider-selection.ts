@@ -1,10 +1,11 @@
 import type { FromSchema } from "json-schema-to-ts";
 
-/** The push notification providers of spec 2.1, in the spec's order. */
+/** The push notification providers the platform knows (docs/platform.md, "Push providers"). */
 export const PUSH_PROVIDERS = ["guardian", "sns", "direct"] as const;
 
 /**
- * Inputs of `PushProviderSelection` (spec 2.1 and 4.1): exactly one required `provider`; nothing
+ * Inputs of `PushProviderSelection` (docs/platform.md, "The three operations"): exactly one
+ * required `provider`; nothing
  * else is allowed, as in the API's request body.
  */
 export const pushProviderSelectionSchema = {

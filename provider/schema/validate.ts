@@ -1,8 +1,8 @@
 /**
  * The one Ajv instance of the process and the validators compiled from the schemas, both created on
  * first use and kept in this module. Nothing here is reachable from a resource's provider object:
- * the provider shim `require`s this package by name inside its methods (DESIGN.md section 7), so
- * Pulumi's closure serializer never meets an Ajv instance or a compiled function.
+ * the provider shim `require`s this package by name inside its methods (docs/provider-closure.md),
+ * so Pulumi's closure serializer never meets an Ajv instance or a compiled function.
  *
  * @module
  */
@@ -10,18 +10,21 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { FORMATS } from "./formats.js";
 import { type ResourceKind, SCHEMAS } from "./kinds.js";
-import { type WireKind, wireSchema } from "./wire.js";
 
-/** The annotation keywords of the schemas; Ajv in strict mode must know them. */
+/**
+ * The annotation keywords of the schemas; Ajv in strict mode must know them. `x-strategy` tells
+ * the plan how a client field is compared and sent (see `plan/field-strategies.ts`).
+ */
 export const ANNOTATION_KEYWORDS = [
   "x-wire-keys",
   "x-wire-null-values",
   "x-sensitive",
   "x-pattern-reason",
+  "x-strategy",
 ] as const;
 
 let ajv: Ajv | undefined;
-const compiled: Partial<Record<ResourceKind | WireKind, ValidateFunction>> = {};
+const compiled: Partial<Record<ResourceKind, ValidateFunction>> = {};
 
 function instance(): Ajv {
   if (ajv === undefined) {
@@ -34,23 +37,35 @@ function instance(): Ajv {
   return ajv;
 }
 
-function validator(name: ResourceKind | WireKind): ValidateFunction {
-  let validate = compiled[name];
+/**
+ * Compiles `schema` with the process's Ajv instance (the custom formats and the annotation
+ * keywords registered). The caller keeps the result; for a derived schema, such as the wire form
+ * the local tenant API validates with.
+ */
+export function compileSchema(schema: object): ValidateFunction {
+  return instance().compile(schema);
+}
+
+function validator(kind: ResourceKind): ValidateFunction {
+  let validate = compiled[kind];
   if (validate === undefined) {
-    const schema = name in SCHEMAS ? SCHEMAS[name as ResourceKind] : wireSchema(name as WireKind);
-    validate = instance().compile(schema);
-    compiled[name] = validate;
+    validate = compileSchema(SCHEMAS[kind]);
+    compiled[kind] = validate;
   }
   return validate;
 }
 
 /**
- * Validates `value` against a resource's user schema or a wire schema and returns Ajv's errors
- * (empty when valid). All errors are collected (`allErrors`), each with its schema and data
- * (`verbose`) for the failure messages.
+ * Validates `value` against a resource's user schema and returns Ajv's errors (empty when valid).
+ * All errors are collected (`allErrors`), each with its schema and data (`verbose`) for the
+ * failure messages.
  */
-export function ajvErrors(name: ResourceKind | WireKind, value: unknown): ErrorObject[] {
-  const validate = validator(name);
+export function ajvErrors(kind: ResourceKind, value: unknown): ErrorObject[] {
+  return errorsOf(validator(kind), value);
+}
+
+/** The errors of `validate` on `value`, empty when it is valid. */
+export function errorsOf(validate: ValidateFunction, value: unknown): ErrorObject[] {
   return validate(value) ? [] : [...(validate.errors ?? [])];
 }
 

@@ -4,23 +4,15 @@
  * letter, which is lowercased) and read back by the inverse. An object marked
  * `"x-wire-keys": "verbatim"` keeps its own keys unchanged in both directions: free-form maps
  * (`clientMetadata`, `jwtConfiguration.scopes`, `addons.samlp.mappings`), maps keyed by provider
- * names, and the whole `addons` subtree, whose names the spec spells its own way. Values are never
- * changed, only keys.
+ * names, and the whole `addons` subtree, whose names the platform spells its own way
+ * (docs/platform.md, "Names on the wire"). Values are never changed, only keys.
  *
  * @module
  */
 
+import { isPlainObject } from "../json.js";
 import type { ClientSettingsField } from "./client-settings.js";
-import {
-  IDENTITY_KEYS,
-  isSchemaNode,
-  itemSchema,
-  memberSchema,
-  propertiesOf,
-  type ResourceKind,
-  SCHEMAS,
-  type SchemaNode,
-} from "./kinds.js";
+import { itemSchema, memberSchema, propertiesOf, SCHEMAS, type SchemaNode } from "./kinds.js";
 import { isUnknown } from "./unknown.js";
 
 /** The annotation keyword that keeps an object's keys unchanged on the wire. */
@@ -42,12 +34,9 @@ export function snakeToCamel(name: string): string {
   return name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
 
-function isVerbatim(schema: SchemaNode | undefined): boolean {
+/** Whether the object `schema` describes keeps its own keys on the wire. */
+export function isVerbatim(schema: SchemaNode | undefined): boolean {
   return schema?.[WIRE_KEYS_KEYWORD] === "verbatim";
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 type Direction = "toWire" | "fromWire";
@@ -75,7 +64,21 @@ function mapValue(schema: SchemaNode | undefined, value: unknown, direction: Dir
   );
 }
 
-function clientFieldSchema(field: ClientSettingsField): SchemaNode {
+/**
+ * `value`, described by `schema` in the user's spelling, in the wire's spelling. Without a schema
+ * (a free-form value) nothing is renamed. The {@link UNKNOWN} placeholder is returned as it is.
+ */
+export function valueToWire(schema: SchemaNode | undefined, value: unknown): unknown {
+  return mapValue(schema, value, "toWire");
+}
+
+/** The inverse of {@link valueToWire}: a value in the wire's spelling in the user's. */
+export function valueFromWire(schema: SchemaNode | undefined, wireValue: unknown): unknown {
+  return mapValue(schema, wireValue, "fromWire");
+}
+
+/** The schema of one client field. */
+export function clientFieldSchema(field: ClientSettingsField): SchemaNode {
   return SCHEMAS.ClientSettings.properties[field] as SchemaNode;
 }
 
@@ -95,94 +98,35 @@ export function fieldToWire(field: ClientSettingsField, value: unknown): unknown
   return mapValue(clientFieldSchema(field), value, "toWire");
 }
 
-/** The inverse of {@link fieldToWire}: one field of an API answer in the user's spelling. */
+/**
+ * The inverse of {@link fieldToWire}: one field of an API answer in the user's spelling. Members
+ * the platform added inside a declared object are renamed by the rule too, so callers convert only
+ * what they report, cut down to the declared keys.
+ */
 export function fieldFromWire(field: ClientSettingsField, wireValue: unknown): unknown {
   return mapValue(clientFieldSchema(field), wireValue, "fromWire");
 }
 
 /**
- * A resource's inputs as the API's body: keys renamed by the rule, `__` keys (`__provider`) and the
- * identity keys that travel in the path (`clientId`) dropped. Keys the schema does not know are
- * renamed by the rule too (they cannot pass `check`, so this only matters to callers that skip it).
+ * Whether `value` of `field` is in the user's spelling rather than the wire's: whether an object
+ * in it, whose keys are renamed, holds a member the schema declares under a name the rule changes
+ * (`lifetimeInSeconds` rather than `lifetime_in_seconds`). A wire value never does, unless the
+ * platform spelled a declared member the user's way. Values without such members read the same in
+ * both spellings, apart from keys the platform added.
  */
-export function toWire(
-  kind: ResourceKind,
-  inputs: Record<string, unknown>,
-): Record<string, unknown> {
-  const skipped = IDENTITY_KEYS[kind];
-  const body = Object.fromEntries(
-    Object.entries(inputs).filter(([key]) => !key.startsWith("__") && !skipped.includes(key)),
+export function isUserSpelled(field: ClientSettingsField, value: unknown): boolean {
+  return hasUserSpelledMember(clientFieldSchema(field), value);
+}
+
+function hasUserSpelledMember(schema: SchemaNode | undefined, value: unknown): boolean {
+  if (schema === undefined) return false;
+  if (Array.isArray(value))
+    return value.some((item) => hasUserSpelledMember(itemSchema(schema), item));
+  if (!isPlainObject(value)) return false;
+  const declared = propertiesOf(schema);
+  return Object.entries(value).some(
+    ([key, member]) =>
+      (!isVerbatim(schema) && Object.hasOwn(declared, key) && camelToSnake(key) !== key) ||
+      hasUserSpelledMember(memberSchema(schema, key), member),
   );
-  return mapValue(SCHEMAS[kind] as SchemaNode, body, "toWire") as Record<string, unknown>;
-}
-
-/**
- * An API answer in the user's spelling, restricted to the fields the resource's schema declares
- * (minus the identity keys): a client answer's `client_id`, `tenant`, `signing_keys` and other
- * response-only fields are left out. Inside a declared object, members the platform added are kept,
- * renamed by the rule. `fromWire(kind, toWire(kind, inputs))` gives back `inputs` without its
- * `__` and identity keys.
- */
-export function fromWire(
-  kind: ResourceKind,
-  wireObject: Record<string, unknown>,
-): Record<string, unknown> {
-  const schema = SCHEMAS[kind] as SchemaNode;
-  const declared = new Set(Object.keys(propertiesOf(schema)));
-  for (const key of IDENTITY_KEYS[kind]) declared.delete(key);
-  const mapped = mapValue(schema, wireObject, "fromWire") as Record<string, unknown>;
-  return Object.fromEntries(Object.entries(mapped).filter(([key]) => declared.has(key)));
-}
-
-function deriveWireSchema(schema: SchemaNode): SchemaNode {
-  const verbatim = isVerbatim(schema);
-  const rename = (key: string) => (verbatim ? key : camelToSnake(key));
-  const out: Record<string, unknown> = {};
-  for (const [keyword, value] of Object.entries(schema)) {
-    if (keyword === "properties" && isSchemaNode(value)) {
-      out.properties = Object.fromEntries(
-        Object.entries(value).map(([key, member]) => [
-          rename(key),
-          deriveWireSchema(member as SchemaNode),
-        ]),
-      );
-    } else if (keyword === "required" && Array.isArray(value)) {
-      out.required = value.map((key: string) => rename(key));
-    } else if (
-      (keyword === "additionalProperties" || keyword === "items" || keyword === "propertyNames") &&
-      isSchemaNode(value)
-    ) {
-      out[keyword] = deriveWireSchema(value);
-    } else {
-      out[keyword] = value;
-    }
-  }
-  if (schema[WIRE_NULL_VALUES_KEYWORD] === true && isSchemaNode(out.additionalProperties)) {
-    const values = out.additionalProperties;
-    out.additionalProperties = { ...values, type: [values.type, "null"].flat() };
-  }
-  return out;
-}
-
-/** The request shapes the local tenant API validates with {@link validateWire}. */
-export type WireKind = "pushProviderSelection" | "clientUpdate" | "eventStreamId";
-
-/**
- * The wire form of a request, derived from the user schema: snake_case keys, verbatim objects
- * untouched, `client_metadata` values also `null` (a PATCH removes those keys). `clientUpdate` has
- * no `client_id` (it travels in the path) and no required field; `eventStreamId` describes the id
- * string itself.
- */
-export function wireSchema(kind: WireKind): SchemaNode {
-  switch (kind) {
-    case "pushProviderSelection":
-      return deriveWireSchema(SCHEMAS.PushProviderSelection);
-    case "eventStreamId":
-      return deriveWireSchema(SCHEMAS.EventStreamDeletion.properties.eventStreamId);
-    case "clientUpdate": {
-      const { clientId: _clientId, ...fields } = SCHEMAS.ClientSettings.properties;
-      const { required: _required, ...rest } = SCHEMAS.ClientSettings;
-      return deriveWireSchema({ ...rest, properties: fields });
-    }
-  }
 }

@@ -1,13 +1,5 @@
-import type * as pulumi from "@pulumi/pulumi";
+import type { TenantProvider } from "../resources/provider-base.js";
 import type { ResourceKind } from "../schema/index.js";
-
-/** The methods of a dynamic provider this package implements, `configure` included. */
-export type TenantProvider = Required<
-  Pick<
-    pulumi.dynamic.ResourceProvider,
-    "configure" | "check" | "diff" | "create" | "read" | "update" | "delete"
-  >
->;
 
 /**
  * Builds the provider object that Pulumi serializes into the state of every resource of `kind`
@@ -15,7 +7,7 @@ export type TenantProvider = Required<
  *
  * Each method loads the implementation by package name when it is called, and delegates. So:
  * - the serialized text holds no implementation, no credential and nothing the closure serializer
- *   cannot carry (Ajv, axios, Maps; DESIGN 7);
+ *   cannot carry (Ajv, axios, Maps; docs/provider-closure.md);
  * - refresh and destroy of an old stack run the code installed now, not a copy frozen in state;
  * - every resource in the host shares one module instance: one token cache, one rate limiter.
  *

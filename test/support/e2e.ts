@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { afterEach } from "vitest";
 import {
   type EngineCommand,
   type EngineOptions,
@@ -100,4 +101,18 @@ export async function clientsFile(
   const path = join(dir, "clients.json");
   await writeFile(path, JSON.stringify(entries, null, 2));
   return { path, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Undoes what each test started, after the test, in reverse order: returns the function with
+ * which a test registers one undo step (stopping a stack, removing a file).
+ */
+export function undoAfterEach(): (undo: () => Promise<void>) => void {
+  const steps: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of steps.splice(0).reverse()) await step();
+  });
+  return (undo) => {
+    steps.push(undo);
+  };
 }

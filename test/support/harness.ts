@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { afterEach, beforeEach } from "vitest";
 import { ClientSettingsProvider } from "../../provider/resources/client-settings.js";
 import { EventStreamDeletionProvider } from "../../provider/resources/event-stream-deletion.js";
 import { PushProviderSelectionProvider } from "../../provider/resources/push-provider-selection.js";
@@ -67,4 +68,19 @@ export async function startHarness(
     calls: (route) => api.stats().byRoute[route] ?? 0,
     stop: () => api.stop(),
   };
+}
+
+/**
+ * A fresh harness, so a fresh tenant, for each test: started before the test and handed to
+ * `started`; after it, the harness `current` returns then is stopped, so a test may replace the
+ * harness with one configured otherwise.
+ */
+export function useHarnessPerTest(
+  started: (h: Harness) => void,
+  current: () => Harness | undefined,
+): void {
+  beforeEach(async () => started(await startHarness()));
+  afterEach(async () => {
+    await current()?.stop();
+  });
 }

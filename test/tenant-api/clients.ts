@@ -1,31 +1,24 @@
 /**
  * The stored client: its response shape, the defaults the platform fills in, how a PATCH applies,
- * and the two rules that need the stored client (spec 4.2 rules 2 and 3).
+ * and the two rules that need the stored client (docs/platform.md, "Rules across fields").
  *
  * Clients are kept in wire form (the spec's snake_case), exactly as the API answers them. The type
  * deliberately does not restate the fields: the schema module under `provider/schema/` is the one
- * description of them (DESIGN.md section 3), and it validates every body before it gets here.
+ * description of them (docs/decisions.md), and it validates every body before it gets here.
  */
 
-import { postLoginPromptReason } from "../../provider/schema/index.js";
+import { isPlainObject } from "../../provider/json.js";
+import { type PathFailure, postLoginPromptReason } from "../../provider/schema/index.js";
 
 /** A client as stored and answered: a JSON object keyed by wire names, with its id. */
 export interface WireClient {
   /** Identifier of the client (32 letters and digits on the platform). */
   client_id: string;
-  /** Every other field, spelled as on the wire (spec 2.3.1 and 2.3.6). */
+  /** Every other field, spelled as on the wire (docs/platform.md, "Client fields" and "Response-only fields"). */
   [field: string]: unknown;
 }
 
-/** One failed rule, in the same form as the schema module's failures. */
-export interface RuleFailure {
-  /** Wire path of the field (`client_metadata`, `jwt_configuration.lifetime_in_seconds`). */
-  path: string;
-  /** Why it failed. */
-  reason: string;
-}
-
-/** Fields that appear only in a response (spec 2.3.6): a PATCH cannot set them. */
+/** Fields that appear only in a response (docs/platform.md, "Response-only fields"): a PATCH cannot set them. */
 export const RESPONSE_ONLY_FIELDS: readonly string[] = [
   "client_id",
   "tenant",
@@ -38,7 +31,7 @@ export const RESPONSE_ONLY_FIELDS: readonly string[] = [
   "jwks_uri",
 ];
 
-/** Most properties `client_metadata` may hold (spec section 8). */
+/** Most properties `client_metadata` may hold (docs/platform.md, "Limits"). */
 export const CLIENT_METADATA_MAX_KEYS = 10;
 
 const JWT_CONFIGURATION_DEFAULTS = {
@@ -58,7 +51,7 @@ const REFRESH_TOKEN_DEFAULTS = {
 };
 
 /**
- * Fields the response declares "never null" (spec 2.3.6): the request accepts null for them, and
+ * Fields the response declares "never null" (docs/platform.md, "Response-only fields"): the request accepts null for them, and
  * the platform then answers the default, so null resets them.
  */
 const NULL_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
@@ -79,7 +72,7 @@ function placeholderSigningKey(tenant: string): Record<string, string> {
 }
 
 /**
- * The defaults of the response shape (spec 2.3.6 and the 2.3.1 defaults), for a client of
+ * The defaults of the response shape (docs/platform.md, "Response-only fields"), for a client of
  * `tenant`. A fresh object each call, so callers may keep it.
  */
 export function clientResponseDefaults(tenant: string): Record<string, unknown> {
@@ -117,14 +110,10 @@ export function clientResponseDefaults(tenant: string): Record<string, unknown> 
   };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * Fills the defaults the platform adds inside two objects when a client is created or one of them
  * is replaced by a PATCH. A provider must therefore compare such objects on the keys it declared
- * (DESIGN.md section 4); this server reproduces the trap instead of hiding it.
+ * (docs/platform.md, "How a PATCH applies"); this server reproduces the trap instead of hiding it.
  */
 function fillNestedDefaults(client: Record<string, unknown>): void {
   const jwt = client.jwt_configuration;
@@ -171,7 +160,7 @@ export function applyClientPatch(stored: WireClient, patch: Record<string, unkno
 }
 
 /**
- * The rules of spec 4.2 that need the stored client, checked against the stored client merged
+ * The rules (docs/platform.md, "Rules across fields") that need the stored client, checked against the stored client merged
  * with the PATCH: `third_party_security_mode` cannot change; `post_login_prompt` needs
  * `oidc_conformant`; and `client_metadata` stays within its limit once merged.
  */
@@ -179,8 +168,8 @@ export function storedClientRuleFailures(
   stored: WireClient,
   patch: Record<string, unknown>,
   merged: WireClient,
-): RuleFailure[] {
-  const failures: RuleFailure[] = [];
+): PathFailure[] {
+  const failures: PathFailure[] = [];
   if (
     "third_party_security_mode" in patch &&
     patch.third_party_security_mode !== stored.third_party_security_mode
@@ -214,7 +203,7 @@ export function storedClientRuleFailures(
 }
 
 /** The 400 message for a list of failures: `Payload validation error: path: reason; ...`. */
-export function payloadValidationMessage(failures: readonly RuleFailure[]): string {
+export function payloadValidationMessage(failures: readonly PathFailure[]): string {
   const parts = failures.map((f) => (f.path === "" ? f.reason : `${f.path}: ${f.reason}`));
   return `Payload validation error: ${parts.join("; ")}`;
 }

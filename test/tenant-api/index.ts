@@ -1,6 +1,6 @@
 /**
  * The local tenant API: a faithful HTTP implementation of the tenant management API's operations
- * used by this project (DESIGN.md section 8), for tests, the demo and the benchmarks. See
+ * used by this project (docs/platform.md), for tests, the demo and the benchmarks. See
  * `README.md` in this folder for the routes, the CLI and the seed file format.
  */
 
@@ -32,7 +32,6 @@ export {
   KEY_MATERIAL_FIELDS,
   KEY_READ_SCOPES,
   RESPONSE_ONLY_FIELDS,
-  type RuleFailure,
   type WireClient,
 } from "./clients.js";
 export { areaOf, isLoopback, type ServerContext } from "./context.js";

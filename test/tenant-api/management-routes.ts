@@ -1,5 +1,5 @@
 /**
- * The management API routes (spec section 4, DESIGN.md section 8): the push provider selection,
+ * The management API routes (docs/platform.md, "The three operations"): the push provider selection,
  * client read, list and update, event stream read and delete.
  *
  * Checks run in the platform's order: token (in the onRequest hook), then scope, then the body or
@@ -7,7 +7,8 @@
  */
 
 import type { FastifyInstance } from "fastify";
-import { validateWire } from "../../provider/schema/index.js";
+import { isPlainObject } from "../../provider/json.js";
+import type { PathFailure } from "../../provider/schema/index.js";
 import { hasAnyScope, type Principal, requireScope } from "./auth.js";
 import { matchesFilters, parseClientListQuery, parseClientReadQuery } from "./client-query.js";
 import {
@@ -16,13 +17,13 @@ import {
   type FieldSelection,
   KEY_READ_SCOPES,
   payloadValidationMessage,
-  type RuleFailure,
   storedClientRuleFailures,
   type WireClient,
 } from "./clients.js";
 import { principalOf, type ServerContext } from "./context.js";
 import { ApiError } from "./errors.js";
 import type { PushProvider } from "./store.js";
+import { validateWire } from "./wire.js";
 
 /** Path of the push provider selection. */
 export const SELECTED_PROVIDER_ROUTE =
@@ -41,11 +42,7 @@ interface IdParams {
   id: string;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function invalidBody(failures: readonly RuleFailure[]): ApiError {
+function invalidBody(failures: readonly PathFailure[]): ApiError {
   return new ApiError(400, "invalid_body", payloadValidationMessage(failures));
 }
 
@@ -125,7 +122,7 @@ export function registerManagementRoutes(app: FastifyInstance, context: ServerCo
     const principal = principalOf(request);
     requireScope(principal, "update:clients");
     const body: unknown = request.body ?? {};
-    if (isRecord(body) && KEY_FIELDS.some((field) => field in body)) {
+    if (isPlainObject(body) && KEY_FIELDS.some((field) => field in body)) {
       requireScope(principal, "update:client_keys");
     }
     const failures = validateWire("clientUpdate", body);

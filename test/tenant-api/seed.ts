@@ -6,17 +6,18 @@
 import { createHash, randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { PUSH_PROVIDERS, validateWire } from "../../provider/schema/index.js";
+import { isPlainObject } from "../../provider/json.js";
+import { type PathFailure, PUSH_PROVIDERS } from "../../provider/schema/index.js";
 import {
   RESPONSE_ONLY_FIELDS,
-  type RuleFailure,
   storedClientRuleFailures,
   type WireClient,
   withResponseDefaults,
 } from "./clients.js";
 import type { ClientGrant, PushProvider, TenantState, WireEventStream } from "./store.js";
+import { validateWire } from "./wire.js";
 
-/** Every scope the routes of this server check (DESIGN.md section 8). */
+/** Every scope the routes of this server check (docs/platform.md). */
 export const ADMIN_SCOPES: readonly string[] = [
   "read:clients",
   "update:clients",
@@ -295,11 +296,7 @@ export const DEFAULT_SEED: TenantSeed = {
   readOnly: DEFAULT_SEED_IDS.readOnly,
 };
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function describe(failures: readonly RuleFailure[]): string {
+function describe(failures: readonly PathFailure[]): string {
   return failures.map((f) => (f.path === "" ? f.reason : `${f.path}: ${f.reason}`)).join("; ");
 }
 

@@ -7,7 +7,7 @@
  */
 
 import fc from "fast-check";
-import { NAME_KEY, PROVIDER_KEY } from "../../../provider/resources/operation.js";
+import { NAME_KEY } from "../../../provider/resource-name.js";
 import {
   clientSettingsSchema,
   eventStreamDeletionSchema,
@@ -44,7 +44,8 @@ function withReservedKeys(inputs: fc.Arbitrary<Inputs>): fc.Arbitrary<Inputs> {
       fc.record(
         {
           [NAME_KEY]: fc.string({ minLength: 1, maxLength: 8 }),
-          [PROVIDER_KEY]: fc.constant("proxy"),
+          // The property the dynamic-provider host adds to every resource.
+          __provider: fc.constant("proxy"),
         },
         { requiredKeys: [], noNullPrototype: true },
       ),

@@ -14,16 +14,17 @@
  */
 
 import fc from "fast-check";
+import { isPlainObject } from "../../../provider/json.js";
 import { UNKNOWN } from "../../../provider/schema/index.js";
+import { isSchemaNode, type SchemaNode } from "../../../provider/schema/kinds.js";
 import { invalidFormat, isKnownFormat, validFormat } from "./formats.js";
 import { formatPath, indexStep, keyStep, type Segment, setAt } from "./paths.js";
 import { codePoint, freeJson, freeObject, PROTOTYPE_KEYS, text } from "./text.js";
 
-/** A JSON Schema node, seen as a bag of keywords. */
-export type SchemaNode = { readonly [keyword: string]: unknown };
+export type { SchemaNode };
 
-/** Every keyword the walker understands; annotations (`description`, `x-...`) change nothing. */
-const KNOWN_KEYWORDS = new Set([
+/** The keywords that constrain a value, as {@link constraintsOf} reports them. */
+const CONSTRAINT_KEYWORDS = [
   "type",
   "enum",
   "minLength",
@@ -33,17 +34,19 @@ const KNOWN_KEYWORDS = new Set([
   "minimum",
   "maximum",
   "minItems",
-  "items",
-  "properties",
-  "required",
-  "additionalProperties",
-  "propertyNames",
   "maxProperties",
-  "description",
-  "x-wire-keys",
-  "x-wire-null-values",
-  "x-sensitive",
-  "x-pattern-reason",
+  "additionalProperties",
+  "required",
+] as const;
+
+/**
+ * Every keyword the walker understands: the constraints, the keywords that lead to nested schemas,
+ * and annotations (`description`, `x-...`), which change nothing.
+ */
+const KNOWN_KEYWORDS = new Set<string>([
+  ...CONSTRAINT_KEYWORDS,
+  ...["items", "properties", "propertyNames", "description"],
+  ...["x-wire-keys", "x-wire-null-values", "x-sensitive", "x-pattern-reason", "x-strategy"],
 ]);
 
 /** The kinds of mutation, as the coverage counts name them. */
@@ -91,14 +94,6 @@ export interface Site {
   readonly value: unknown;
 }
 
-function isNode(value: unknown): value is SchemaNode {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function checked(schema: SchemaNode): SchemaNode {
   for (const keyword of Object.keys(schema)) {
     if (!KNOWN_KEYWORDS.has(keyword)) {
@@ -115,7 +110,7 @@ function typesOf(schema: SchemaNode): string[] {
 }
 
 function propertiesOf(schema: SchemaNode): Record<string, SchemaNode> {
-  return isNode(schema.properties) ? (schema.properties as Record<string, SchemaNode>) : {};
+  return isSchemaNode(schema.properties) ? (schema.properties as Record<string, SchemaNode>) : {};
 }
 
 function num(value: unknown): number | undefined {
@@ -189,7 +184,7 @@ const BREAKERS = [
 function keysOf(schema: SchemaNode): fc.Arbitrary<string> {
   const declared = propertiesOf(schema);
   const names = schema.propertyNames;
-  const base = isNode(names)
+  const base = isSchemaNode(names)
     ? patterned(checked(names).pattern, num(names.minLength) ?? 0, num(names.maxLength))
     : text({ maxLength: 12 });
   return base.filter((key) => !Object.hasOwn(declared, key) && !PROTOTYPE_KEYS.includes(key));
@@ -259,7 +254,7 @@ function validString(schema: SchemaNode): fc.Arbitrary<string> {
 
 function validArray(schema: SchemaNode): fc.Arbitrary<unknown[]> {
   const minLength = num(schema.minItems) ?? 0;
-  const items = isNode(schema.items) ? validFor(schema.items) : freeJson;
+  const items = isSchemaNode(schema.items) ? validFor(schema.items) : freeJson;
   return fc.array(items, { minLength, maxLength: Math.max(minLength, 3) });
 }
 
@@ -272,9 +267,13 @@ function validObject(schema: SchemaNode): fc.Arbitrary<Record<string, unknown>> 
   const declared = fc.record(model, { requiredKeys: required, noNullPrototype: true });
   const extra = schema.additionalProperties;
   if (extra === false) return declared;
-  if (extra === undefined && Object.keys(properties).length === 0 && !isNode(schema.propertyNames))
+  if (
+    extra === undefined &&
+    Object.keys(properties).length === 0 &&
+    !isSchemaNode(schema.propertyNames)
+  )
     return freeObject;
-  const values = isNode(extra) ? validFor(extra) : freeJson;
+  const values = isSchemaNode(extra) ? validFor(extra) : freeJson;
   const maxKeys = num(schema.maxProperties);
   const dictionary = (minKeys: number, max: number) =>
     fc.dictionary(keysOf(schema), values, { minKeys, maxKeys: max, noNullPrototype: true });
@@ -312,7 +311,7 @@ export function sparseValidFor(
 /** Every site of `value` (valid for `schema`), the value itself first, at `path`. */
 export function sitesOf(schema: SchemaNode, value: unknown, path: readonly Segment[]): Site[] {
   const sites: Site[] = [{ path, schema, value }];
-  if (Array.isArray(value) && isNode(schema.items)) {
+  if (Array.isArray(value) && isSchemaNode(schema.items)) {
     const items = schema.items;
     value.forEach((item, i) => {
       sites.push(...sitesOf(items, item, [...path, indexStep(i)]));
@@ -322,7 +321,7 @@ export function sitesOf(schema: SchemaNode, value: unknown, path: readonly Segme
     for (const [key, member] of Object.entries(value)) {
       const memberSchema = Object.hasOwn(properties, key)
         ? properties[key]
-        : isNode(schema.additionalProperties)
+        : isSchemaNode(schema.additionalProperties)
           ? schema.additionalProperties
           : undefined;
       if (memberSchema !== undefined)
@@ -520,7 +519,7 @@ function objectMutations(schema: SchemaNode, value: Record<string, unknown>): Ca
     });
   }
   const maxProperties = num(schema.maxProperties);
-  const memberValues = isNode(schema.additionalProperties)
+  const memberValues = isSchemaNode(schema.additionalProperties)
     ? validFor(schema.additionalProperties)
     : freeJson;
   if (maxProperties !== undefined) {
@@ -540,7 +539,7 @@ function objectMutations(schema: SchemaNode, value: Record<string, unknown>): Ca
     );
   }
   const names = schema.propertyNames;
-  if (isNode(names)) {
+  if (isSchemaNode(names)) {
     // When the map is full, the bad key replaces a member, so that the count stays within bounds.
     const withKey = (key: string, member: unknown) => {
       const kept = Object.entries(value);
@@ -710,21 +709,6 @@ export interface Constraint {
   readonly value: unknown;
 }
 
-const CONSTRAINT_KEYWORDS = [
-  "type",
-  "enum",
-  "minLength",
-  "maxLength",
-  "pattern",
-  "format",
-  "minimum",
-  "maximum",
-  "minItems",
-  "maxProperties",
-  "additionalProperties",
-  "required",
-] as const;
-
 /**
  * Every constraint of a schema with the path template it applies to. Items are written `[]`,
  * members of a map `{}`, and the keys of a map `{key}`.
@@ -741,11 +725,11 @@ export function constraintsOf(schema: SchemaNode, path = ""): Constraint[] {
   for (const [key, member] of Object.entries(propertiesOf(schema))) {
     found.push(...constraintsOf(member, path === "" ? key : `${path}.${key}`));
   }
-  if (isNode(schema.items)) found.push(...constraintsOf(schema.items, `${path}[]`));
-  if (isNode(schema.additionalProperties)) {
+  if (isSchemaNode(schema.items)) found.push(...constraintsOf(schema.items, `${path}[]`));
+  if (isSchemaNode(schema.additionalProperties)) {
     found.push(...constraintsOf(schema.additionalProperties, `${path}{}`));
   }
-  if (isNode(schema.propertyNames))
+  if (isSchemaNode(schema.propertyNames))
     found.push(...constraintsOf(schema.propertyNames, `${path}{key}`));
   return found;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { matchesDeclared, overlay, project } from "../provider/diff.js";
+import { matchesDeclared, overlay, project } from "../provider/plan/compare.js";
 import { UNKNOWN } from "../provider/schema/index.js";
 
 describe("matchesDeclared", () => {

@@ -1,19 +1,16 @@
 import { isDeepStrictEqual } from "node:util";
-import { isUnknown } from "./schema/index.js";
+import { isPlainObject, own } from "../json.js";
+import { isUnknown } from "../schema/unknown.js";
 
 /**
- * How declared values are compared with live ones. The platform adds defaults inside the objects
+ * How declared values are compared with live ones, in whichever spelling both are in (the plan
+ * uses the wire's). The platform adds defaults inside the objects
  * it stores (a declared `jwtConfiguration: {lifetimeInSeconds: 3600}` comes back with `alg`,
  * `secretEncoded`, ...), so a live object matches a declared one when it agrees on the keys the
  * program declares; arrays and scalars must be equal.
  *
  * @module
  */
-
-/** A JSON object (not an array, not null). */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * True when `live` agrees with `declared` on everything `declared` declares. A value still
@@ -60,14 +57,6 @@ export function overlay(live: unknown, declared: unknown): unknown {
     );
   }
   return declared;
-}
-
-/**
- * `object[key]` only when it is the object's own property: keys come from users' maps, and
- * `toString` or `constructor` must not find the prototype's functions.
- */
-function own(object: Record<string, unknown>, key: string): unknown {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
 function normalizeAbsent(value: unknown): unknown {

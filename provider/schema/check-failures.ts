@@ -9,11 +9,15 @@
 
 import type { ErrorObject } from "ajv";
 import { closest, distance } from "fastest-levenshtein";
+import { plural } from "../text.js";
 import type { FormatName } from "./formats.js";
 import { isSchemaNode, type SchemaNode } from "./kinds.js";
 import { isUnknown } from "./unknown.js";
 
-/** One failure: where, and what is wrong. */
+/**
+ * One failure: where, and what is wrong. The one failure shape of this package; `check` hands it
+ * to Pulumi as `{property, reason}`, the local tenant API words its 400 answers from it.
+ */
 export interface PathFailure {
   /** Path of the offending value, `""` for the root. */
   readonly path: string;
@@ -130,10 +134,6 @@ function echo(value: unknown): string {
 function list(words: readonly string[]): string {
   if (words.length <= 1) return words.join("");
   return `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
-}
-
-function plural(count: number, noun: string, nouns = `${noun}s`): string {
-  return `${count} ${count === 1 ? noun : nouns}`;
 }
 
 /**

@@ -1,0 +1,31 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { useStackConfig } from "../config.js";
+import { checkInputs, type ResourceKind } from "../schema/index.js";
+
+/** The methods of a dynamic provider this package implements, `configure` included. */
+export type TenantProvider = Required<
+  Pick<
+    pulumi.dynamic.ResourceProvider,
+    "configure" | "check" | "diff" | "create" | "read" | "update" | "delete"
+  >
+>;
+
+/** The properties of a resource as the dynamic-provider protocol carries them. */
+export type Props = Record<string, unknown>;
+
+/**
+ * The parts every provider shares: configure stores the stack config, check validates against the
+ * schema and reports every failure at once (it never throws, so the engine can print them all).
+ */
+export abstract class TenantProviderBase {
+  protected abstract readonly kind: ResourceKind;
+
+  configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+    useStackConfig(req.config);
+    return Promise.resolve();
+  }
+
+  check(_olds: unknown, news: Props): Promise<pulumi.dynamic.CheckResult> {
+    return Promise.resolve(checkInputs(this.kind, news));
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The nested object shapes of a client that hold keys and credentials (docs/platform.md, "Client
+ * fields"), in the user's camelCase; closed like the other nested shapes (`client-nested.ts`).
+ *
+ * @module
+ */
+
+const credentialList = {
+  type: "array",
+  description: "Credentials, each referenced by its `id`.",
+  items: {
+    type: "object",
+    properties: { id: { type: "string" } },
+    additionalProperties: false,
+  },
+} as const;
+
+/** `encryption_key`: the client's encryption key. */
+export const encryptionKeySchema = {
+  type: ["object", "null"],
+  description: "The client's encryption key, or null.",
+  properties: {
+    pub: { type: "string" },
+    cert: { type: "string" },
+    subject: { type: "string" },
+  },
+  additionalProperties: false,
+} as const;
+
+const credentialsHolder = {
+  type: "object",
+  properties: { credentials: credentialList },
+  additionalProperties: false,
+} as const;
+
+/** `client_authentication_methods`: credentials per authentication method. */
+export const clientAuthenticationMethodsSchema = {
+  type: ["object", "null"],
+  description: "Client authentication methods, or null.",
+  properties: {
+    privateKeyJwt: credentialsHolder,
+    tlsClientAuth: credentialsHolder,
+    selfSignedTlsClientAuth: credentialsHolder,
+  },
+  additionalProperties: false,
+} as const;
+
+/** `signed_request_object`: JWT-secured authorization requests (JAR). */
+export const signedRequestObjectSchema = {
+  type: "object",
+  description: "JWT-secured authorization request settings.",
+  properties: {
+    required: { type: "boolean", description: "Defaults to false." },
+    credentials: credentialList,
+  },
+  additionalProperties: false,
+} as const;
+
+/** `token_vault_privileged_access` (EA). */
+export const tokenVaultPrivilegedAccessSchema = {
+  type: "object",
+  description: "Token vault privileged access (early access).",
+  properties: {
+    credentials: credentialList,
+    ipAllowlist: { type: "array", items: { type: "string" } },
+  },
+  additionalProperties: false,
+} as const;
