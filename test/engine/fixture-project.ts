@@ -36,6 +36,10 @@ export interface FileSpec {
   diffUnknown?: boolean;
   dependsOn?: string[];
   deleteBeforeReplace?: boolean;
+  protect?: boolean;
+  retainOnDelete?: boolean;
+  replaceOnChanges?: string[];
+  ignoreChanges?: string[];
 }
 
 /** One provider call recorded by the fixture's provider. */

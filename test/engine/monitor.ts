@@ -9,7 +9,7 @@ import * as resrpc from "@pulumi/pulumi/proto/resource_grpc_pb";
 import * as resproto from "@pulumi/pulumi/proto/resource_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { answer, fromStruct, toStruct, unimplemented } from "./grpc.js";
-import type { PropertyMap } from "./properties.js";
+import type { PropertyMap } from "./values.js";
 
 /** A RegisterResource call, in plain values (inputs in wire form: secrets and unknowns marked). */
 export interface RegisterRequest {
