@@ -43,11 +43,13 @@ function isCommand(s: string | undefined): s is EngineCommand {
   return COMMANDS.includes(s as EngineCommand);
 }
 
-function positiveInt(name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive integer`);
-  return n;
+function positiveInt(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const count = Number(text);
+  if (!Number.isInteger(count) || count <= 0) {
+    throw new UsageError(`--${name} must be a positive integer`);
+  }
+  return count;
 }
 
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
@@ -105,12 +107,12 @@ async function run(argv: string[]): Promise<number> {
       return 0;
     }
     if (verb === "get" && key !== undefined && rest.length === 2) {
-      const v = await getConfigValue(project, stack, key, passphrase);
-      if (v === undefined) {
+      const found = await getConfigValue(project, stack, key, passphrase);
+      if (found === undefined) {
         console.error(`error: configuration key '${key}' not found for stack '${stack}'`);
         return 1;
       }
-      console.log(v.value);
+      console.log(found.value);
       return 0;
     }
     console.error(USAGE);

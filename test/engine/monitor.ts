@@ -147,15 +147,15 @@ export function monitorService(handler: MonitorHandler): resrpc.IResourceMonitor
     },
     readResource(call, callback) {
       answer(callback, async () => {
-        const r = call.request;
+        const request = call.request;
         const out = await handler.readResource({
-          type: r.getType(),
-          name: r.getName(),
-          id: r.getId(),
-          parent: r.getParent(),
-          properties: fromStruct(r.getProperties()),
-          dependencies: r.getDependenciesList(),
-          additionalSecretOutputs: r.getAdditionalsecretoutputsList(),
+          type: request.getType(),
+          name: request.getName(),
+          id: request.getId(),
+          parent: request.getParent(),
+          properties: fromStruct(request.getProperties()),
+          dependencies: request.getDependenciesList(),
+          additionalSecretOutputs: request.getAdditionalsecretoutputsList(),
         });
         const res = new resproto.ReadResourceResponse();
         res.setUrn(out.urn).setProperties(toStruct(out.outputs));
