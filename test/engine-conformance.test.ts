@@ -128,6 +128,17 @@ describe("rule 2: refresh and destroy configure the provider from the state", ()
     expect((await project.state()).defaultProvider?.inputs["fixture:stamp"]).toBe("two");
   });
 
+  it("deletes with the recorded config when the program no longer declares any dynamic resource", async ({
+    project,
+  }) => {
+    const result = await project.run("up", { files: [], config: stamp("two") });
+
+    expect(result.ok, result.output).toBe(true);
+    expect(result.counts).toEqual({ delete: 2 });
+    expect(project.configuredStamps()).toEqual(["one"]);
+    expect((await project.state()).defaultProvider).toBeUndefined();
+  });
+
   it("records a new config on up without counting it as a change", async ({ project }) => {
     const result = await project.run("up", {
       files: [a, d],

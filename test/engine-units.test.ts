@@ -299,6 +299,10 @@ describe("engine stand-in: rules as pure decisions", () => {
     expect(providerConfigFor("refresh", false, undefined, current)).toEqual({
       "tenant:clientSecret": "new",
     });
+    // An up whose program declares no dynamic resource: its deletes load the recorded provider.
+    expect(providerConfigFor("up", false, entry, current, "delete")).toEqual({
+      "tenant:clientSecret": "old",
+    });
   });
 
   it("defaults --parallel to PULUMI_PARALLEL, else four per CPU", () => {

@@ -15,7 +15,7 @@ import { type RpcServer, startServer } from "./grpc.js";
 import { monitorService, ResourceMonitorService } from "./monitor.js";
 import { ProgramProcess } from "./program.js";
 import { ProviderHost } from "./provider-host.js";
-import { providerConfigFor } from "./providers.js";
+import { type ProviderUse, providerConfigFor } from "./providers.js";
 import { passphraseFromEnv } from "./secrets.js";
 import { StateStore } from "./state.js";
 import { Deployment, displayType, STACK_TYPE } from "./steps.js";
@@ -166,7 +166,7 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
     timings: { checkMs: [], diffMs: [] },
   });
   const invalid = invocationError(options, env);
-  if (invalid) return failed(invalid);
+  if (invalid) return { ...failed(invalid), exitCode: 2 };
 
   const stopper = new AbortController();
   const timer =
@@ -336,12 +336,7 @@ async function runPass(context: RunContext, dryRun: boolean): Promise<Pass> {
     const sdkDir = path.dirname(
       require.resolve("@pulumi/pulumi/package.json", { paths: [project.programDir] }),
     );
-    const providerConfig = providerConfigFor(
-      command,
-      context.runProgram,
-      state.defaultProvider(),
-      config.values,
-    );
+    const recorded = state.defaultProvider();
 
     let onFailure: (err: Error) => void = () => undefined;
     const failed = new Promise<Error>((resolve) => {
@@ -367,8 +362,21 @@ async function runPass(context: RunContext, dryRun: boolean): Promise<Pass> {
       });
       host = started;
       emit({ type: "provider-host", pid: started.pid });
-      await started.configure(providerConfig);
       return started;
+    };
+    // The host starts early (while the program compiles), but is configured at its first use,
+    // which decides with which config (see providerConfigFor).
+    let configured: Promise<ProviderHost> | undefined;
+    const provider = (use: ProviderUse): Promise<ProviderHost> => {
+      configured ??= (async () => {
+        hostStart ??= startHost();
+        const started = await hostStart;
+        await started.configure(
+          providerConfigFor(command, context.runProgram, recorded, config.values, use),
+        );
+        return started;
+      })();
+      return configured;
     };
     const current = new Deployment({
       command,
@@ -382,10 +390,7 @@ async function runPass(context: RunContext, dryRun: boolean): Promise<Pass> {
       legacyRefreshDiff: truthy(env.PULUMI_ENABLE_LEGACY_REFRESH_DIFF),
       config: config.values,
       state,
-      provider: () => {
-        hostStart ??= startHost();
-        return hostStart;
-      },
+      provider,
       emit,
       onFailure: (err) => onFailure(err),
     });

@@ -60,10 +60,19 @@ export function providerReference(entry: ResourceState): string {
 }
 
 /**
+ * Why the provider host is first needed in a pass: for a resource the program registers, or for
+ * the delete of a resource that left the program.
+ */
+export type ProviderUse = "program" | "delete";
+
+/**
  * The configuration the provider host gets for a run:
- * - preview, up and `refresh --run-program` run the program: the current stack config;
+ * - preview, up and `refresh --run-program` run the program: the current stack config, which the
+ *   program's first dynamic resource registers the default provider with;
  * - refresh and destroy do not: the config recorded in the state's provider entry at the last
- *   `up`. A state without one (written before the entry existed) gets the current config, as
+ *   `up`. So does an `up` whose program registers no dynamic resource at all (its first use of
+ *   the provider is a delete): the provider of the deleted resources is loaded from the state.
+ *   A state without an entry (written before the entry existed) gets the current config, as
  *   Pulumi does when it adds default providers to an old snapshot.
  *
  * Values are plain strings: the dynamic-provider host does not accept secrets.
@@ -73,8 +82,10 @@ export function providerConfigFor(
   runProgram: boolean,
   entry: ResourceState | undefined,
   current: Record<string, ConfigValue>,
+  firstUse: ProviderUse = "program",
 ): Record<string, string> {
-  const fromState = (command === "refresh" && !runProgram) || command === "destroy";
+  const fromState =
+    (command === "refresh" && !runProgram) || command === "destroy" || firstUse === "delete";
   const source = fromState && entry ? entry.inputs : providerInputs(current);
   const config: Record<string, string> = {};
   for (const [key, value] of Object.entries(source)) {

@@ -27,7 +27,12 @@
 import type { ConfigValue } from "./config.js";
 import type { MonitorHandler, ReadRequest, RegisterAnswer, RegisterRequest } from "./monitor.js";
 import type { DiffAnswer, ProviderHost, ResourceRef } from "./provider-host.js";
-import { defaultProviderUrn, providerEntry, providerReference } from "./providers.js";
+import {
+  defaultProviderUrn,
+  type ProviderUse,
+  providerEntry,
+  providerReference,
+} from "./providers.js";
 import { inReverseDependencyOrder, Limiter } from "./schedule.js";
 import {
   isProviderEntry,
@@ -70,8 +75,11 @@ export interface DeploymentOptions {
   legacyRefreshDiff: boolean;
   config: Record<string, ConfigValue>;
   state: StateStore;
-  /** The one provider host of the pass, started and configured on first use. */
-  provider: () => Promise<ProviderHost>;
+  /**
+   * The one provider host of the pass, configured at its first use: `delete` when that first use
+   * is a delete of a resource that left the program (see `providerConfigFor`), `program` otherwise.
+   */
+  provider: (use: ProviderUse) => Promise<ProviderHost>;
   emit: (e: EngineEvent) => void;
   /** Called once, at the first failed step. */
   onFailure: (err: Error) => void;
@@ -427,7 +435,7 @@ export class Deployment implements MonitorHandler {
     let host: ProviderHost;
     let provider: string | undefined;
     try {
-      host = await this.options.provider();
+      host = await this.options.provider("program");
       provider = await this.defaultProvider();
     } catch (err) {
       throw this.fail(this.newStep(urn, req.type, planned), message(err));
@@ -667,7 +675,7 @@ export class Deployment implements MonitorHandler {
           return { urn, outputs: {} };
         }
         try {
-          const host = await this.options.provider();
+          const host = await this.options.provider("program");
           const provider = await this.defaultProvider();
           const props = stripSecretsMap(req.properties);
           const entry = (id: string, outputs: PropertyMap): ResourceState => ({
@@ -781,7 +789,7 @@ export class Deployment implements MonitorHandler {
           } else {
             await this.deleteOne(
               r,
-              needsHost ? await this.options.provider() : undefined,
+              needsHost ? await this.options.provider("delete") : undefined,
               !!r.delete,
             );
           }
@@ -829,7 +837,7 @@ export class Deployment implements MonitorHandler {
     let res: Awaited<ReturnType<ProviderHost["read"]>>;
     let host: ProviderHost;
     try {
-      host = await this.options.provider();
+      host = await this.options.provider("program");
       res = await host.read(
         this.ref(r),
         r.id ?? "",
