@@ -56,10 +56,23 @@ describe("engine stand-in: failures", () => {
   it("keeps in state the steps that completed before a later step failed", async ({ project }) => {
     const result = await project.run("up", {
       files: [a, { name: "b", path: "b.txt", content: "invalid:no", dependsOn: ["a"] }],
+      // The preview pass would refuse b before anything is applied; this is about the update.
+      skipPreview: true,
     });
 
     expect(result.ok).toBe(false);
     expect((await project.state()).resources.map((r) => r.name)).toEqual(["a"]);
+  });
+
+  it("applies nothing when the preview pass fails", async ({ project }) => {
+    const result = await project.run("up", {
+      files: [a, { name: "b", path: "b.txt", content: "invalid:no", dependsOn: ["a"] }],
+    });
+
+    expect(result.ok).toBe(false);
+    expect(result.output).toMatch(/^Previewing update \(dev\):/);
+    expect(project.ops().some((o) => o.op === "create")).toBe(false);
+    expect(fs.existsSync(result.stateFile)).toBe(false);
   });
 
   it("kills the program and the provider host as soon as a step fails", async ({ project }) => {

@@ -33,7 +33,7 @@ describe("engine stand-in: refresh", () => {
     );
   });
 
-  it("reports an out-of-band change as drift, with the changed properties, and records it", async ({
+  it("reports an out-of-band change as drift, with the declared properties that differ, and records it", async ({
     project,
   }) => {
     fs.writeFileSync(project.file("a.txt"), "changed by hand");
@@ -42,10 +42,10 @@ describe("engine stand-in: refresh", () => {
 
     expect(result.ok, result.output).toBe(true);
     expect(result.steps).toMatchObject([
-      { name: "a", op: "update", changedProperties: ["content", "digest"] },
+      { name: "a", op: "update", changedProperties: ["content"] },
       { name: "b", op: "same" },
     ]);
-    expect(result.output).toContain("~  fixture:File  a  updated  [content, digest]");
+    expect(result.output).toContain("~  fixture:File  a  updated  [content]");
     const state = await project.state();
     expect(state.resources.find((r) => r.name === "a")?.outputs.content).toBe("changed by hand");
   });
@@ -83,12 +83,11 @@ describe("engine stand-in: refresh", () => {
     const result = await project.run("refresh", { expectNoChanges: true, previewOnly: true });
 
     expect(result.ok).toBe(false);
-    expect(result.error).toBe("no changes were expected but changes were proposed");
+    expect(result.exitCode).toBe(7);
+    expect(result.error).toBe("no changes were expected for refresh but changes were proposed");
   });
 
-  it("exits non-zero from the command line with --expect-no-changes on drift", async ({
-    project,
-  }) => {
+  it("exits 7 from the command line with --expect-no-changes on drift", async ({ project }) => {
     fs.writeFileSync(project.file("a.txt"), "changed by hand");
 
     const cli = await runCli(
@@ -104,9 +103,11 @@ describe("engine stand-in: refresh", () => {
       { env: project.env },
     );
 
-    expect(cli.code, cli.stderr).toBe(1);
-    expect(cli.stdout).toContain("~  fixture:File  a  update  [content, digest]");
-    expect(cli.stdout).toContain("error: no changes were expected but changes were proposed");
+    expect(cli.code, cli.stderr).toBe(7);
+    expect(cli.stdout).toContain("~  fixture:File  a  update  [content]");
+    expect(cli.stdout).toContain(
+      "error: no changes were expected for refresh but changes were proposed",
+    );
   });
 
   it("exits zero from the command line with --expect-no-changes when nothing drifted", async ({

@@ -92,9 +92,7 @@ describe("engine stand-in: secrets in the stack file", () => {
     expect(fs.readFileSync(project.file("s.txt"), "utf8")).toBe(SECRET);
   });
 
-  it("fails with a clear message when the stack has secrets and no passphrase is set", async ({
-    project,
-  }) => {
+  it("fails with Pulumi's message when no passphrase is set", async ({ project }) => {
     await runCli(["config", "set", "--secret", "fixture:secret", SECRET, "--cwd", project.cwd], {
       env: project.env,
     });
@@ -109,7 +107,9 @@ describe("engine stand-in: secrets in the stack file", () => {
       });
 
       expect(result.ok).toBe(false);
-      expect(result.error).toMatch(/^PULUMI_CONFIG_PASSPHRASE is not set/);
+      expect(result.error).toMatch(
+        /^passphrase must be set with PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE environment variables/,
+      );
     } finally {
       if (saved !== undefined) process.env.PULUMI_CONFIG_PASSPHRASE = saved;
     }

@@ -3,6 +3,16 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadProject, loadStackConfig, setConfigValue } from "./engine/config.js";
+import { defaultParallel } from "./engine/index.js";
+import type { RegisterRequest } from "./engine/monitor.js";
+import type { DiffAnswer, ProviderHost } from "./engine/provider-host.js";
+import { providerConfigFor } from "./engine/providers.js";
+import { inReverseDependencyOrder, Limiter } from "./engine/schedule.js";
+import { StackSecrets } from "./engine/secrets.js";
+import { type ResourceState, readState, StateStore, sortByDependencies } from "./engine/state.js";
+import { Deployment, decideStep } from "./engine/steps.js";
+import { renderSummary } from "./engine/summary.js";
+import type { StepResult } from "./engine/types.js";
 import {
   annotateSecrets,
   applyIgnoreChanges,
@@ -10,12 +20,7 @@ import {
   makeSecret,
   PROVIDER_KEY,
   UNKNOWN,
-} from "./engine/properties.js";
-import { inReverseDependencyOrder, Limiter } from "./engine/schedule.js";
-import { StackSecrets } from "./engine/secrets.js";
-import { type ResourceState, readState, StateStore, sortByDependencies } from "./engine/state.js";
-import { renderSummary } from "./engine/summary.js";
-import type { StepResult } from "./engine/types.js";
+} from "./engine/values.js";
 
 const PASSPHRASE = "unit-test-passphrase";
 
@@ -240,5 +245,203 @@ describe("engine stand-in: project, stack file and state", () => {
     expect(state.resources[0]?.secretPaths).toEqual(["outputs.token"]);
     expect(withKey.resources[0]?.outputs.token).toBe("t0k3n");
     expect(fs.readFileSync(file, "utf8")).not.toContain("t0k3n");
+  });
+});
+
+describe("engine stand-in: rules as pure decisions", () => {
+  const diff = (over: Partial<DiffAnswer>): DiffAnswer => ({
+    changes: "some",
+    replaces: [],
+    deleteBeforeReplace: false,
+    diffs: [],
+    ...over,
+  });
+  const decide = (answer: DiffAnswer, replaceOnChanges: string[]) =>
+    decideStep({
+      diff: answer,
+      oldInputs: { content: "a" },
+      oldOutputs: { content: "a" },
+      news: { content: "b" },
+      ignoreChanges: [],
+      replaceOnChanges,
+      deleteBeforeReplace: undefined,
+    });
+
+  it("ignores replaceOnChanges when the diff answers true without naming keys (the Node.js dynamic host)", () => {
+    expect(decide(diff({}), ["content"]).op).toBe("update");
+  });
+
+  it("applies replaceOnChanges to the keys the diff names, and to the engine's own comparison when changes are undefined", () => {
+    expect(decide(diff({ diffs: ["content"] }), ["content"]).op).toBe("replace");
+    expect(decide(diff({ changes: "unknown" }), ["content"]).op).toBe("replace");
+    expect(decide(diff({ changes: "unknown" }), ["other"]).op).toBe("update");
+  });
+
+  it("configures the provider from the state's entry for refresh and destroy, from the current config otherwise", () => {
+    const current = { "tenant:clientSecret": { value: "new", secret: true } };
+    const entry: ResourceState = {
+      ...resource("urn:pulumi:dev::p::pulumi:providers:pulumi-nodejs::default"),
+      inputs: { "tenant:clientSecret": makeSecret("old") },
+    };
+
+    expect(providerConfigFor("refresh", false, entry, current)).toEqual({
+      "tenant:clientSecret": "old",
+    });
+    expect(providerConfigFor("destroy", false, entry, current)).toEqual({
+      "tenant:clientSecret": "old",
+    });
+    expect(providerConfigFor("refresh", true, entry, current)).toEqual({
+      "tenant:clientSecret": "new",
+    });
+    expect(providerConfigFor("up", false, entry, current)).toEqual({
+      "tenant:clientSecret": "new",
+    });
+    expect(providerConfigFor("refresh", false, undefined, current)).toEqual({
+      "tenant:clientSecret": "new",
+    });
+    // An up whose program declares no dynamic resource: its deletes load the recorded provider.
+    expect(providerConfigFor("up", false, entry, current, "delete")).toEqual({
+      "tenant:clientSecret": "old",
+    });
+  });
+
+  it("defaults --parallel to PULUMI_PARALLEL, else four per CPU", () => {
+    expect(defaultParallel({ PULUMI_PARALLEL: "3" }, 2)).toBe(3);
+    expect(defaultParallel({}, 2)).toBe(8);
+    expect(defaultParallel({ PULUMI_PARALLEL: "zero" }, 2)).toBe(8);
+  });
+});
+
+describe("engine stand-in: scheduling of provider calls", () => {
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), "engine-deployment-"));
+  });
+
+  afterEach(async () => {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+  });
+
+  const TYPE = "pulumi-nodejs:dynamic:Resource";
+  const request = (name: string): RegisterRequest => ({
+    type: TYPE,
+    name,
+    parent: "",
+    custom: true,
+    inputs: { content: name },
+    dependencies: [],
+    propertyDependencies: {},
+    ignoreChanges: [],
+    replaceOnChanges: [],
+    additionalSecretOutputs: [],
+    aliases: [],
+    importId: "",
+  });
+
+  /** A deployment over a fresh state holding `existing`, driving `host`. */
+  async function deployment(
+    host: Partial<ProviderHost>,
+    parallelDiff: boolean,
+    existing: string[],
+  ) {
+    const secrets = new StackSecrets(PASSPHRASE, undefined, async () => undefined, "test");
+    const state = await StateStore.open(
+      path.join(dir, "state.json"),
+      "organization/p/dev",
+      secrets,
+    );
+    for (const name of existing) {
+      state.upsert({
+        ...resource(`urn:pulumi:dev::p::${TYPE}::${name}`),
+        id: name,
+        inputs: { content: "old" },
+        outputs: { content: "old" },
+      });
+    }
+    return new Deployment({
+      command: "up",
+      dryRun: false,
+      runProgram: false,
+      project: "p",
+      stack: "dev",
+      organization: "organization",
+      parallel: 4,
+      parallelDiff,
+      legacyRefreshDiff: false,
+      config: {},
+      state,
+      provider: () => Promise.resolve(host as ProviderHost),
+      emit: () => undefined,
+      onFailure: () => undefined,
+    });
+  }
+
+  /** Counts calls in flight, and the most at once. */
+  function gauge() {
+    const g = {
+      active: 0,
+      peak: 0,
+      async around<T>(work: () => Promise<T>): Promise<T> {
+        g.active++;
+        g.peak = Math.max(g.peak, g.active);
+        try {
+          return await work();
+        } finally {
+          g.active--;
+        }
+      },
+    };
+    return g;
+  }
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  it("runs Check one registration at a time while creates run up to --parallel at once", async () => {
+    const checks = gauge();
+    let startedCreates = 0;
+    let openGate: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    const host: Partial<ProviderHost> = {
+      check: (_ref, _olds, news) =>
+        checks.around(async () => {
+          await turn();
+          return { inputs: news, failures: [] };
+        }),
+      // Each create waits until all four are in flight: it finishes only if they run at once,
+      // and only if the checks of the others could go on meanwhile.
+      create: async (ref, properties) => {
+        startedCreates++;
+        if (startedCreates === 4) openGate();
+        await gate;
+        return { id: ref.name, properties };
+      },
+    };
+    const d = await deployment(host, false, []);
+
+    await Promise.all(["a", "b", "c", "d"].map((n) => d.registerResource(request(n))));
+
+    expect(checks.peak).toBe(1);
+    expect(startedCreates).toBe(4);
+  });
+
+  it("runs Diff one registration at a time, unless PULUMI_PARALLEL_DIFF", async () => {
+    for (const parallelDiff of [false, true]) {
+      const diffs = gauge();
+      const host: Partial<ProviderHost> = {
+        check: async (_ref, _olds, news) => ({ inputs: news, failures: [] }),
+        diff: () =>
+          diffs.around(async () => {
+            for (let i = 0; i < 5; i++) await turn();
+            return { changes: "none", replaces: [], deleteBeforeReplace: false, diffs: [] };
+          }),
+      };
+      const d = await deployment(host, parallelDiff, ["a", "b", "c"]);
+
+      await Promise.all(["a", "b", "c"].map((n) => d.registerResource(request(n))));
+
+      expect(diffs.peak, `parallelDiff ${parallelDiff}`).toBe(parallelDiff ? 3 : 1);
+    }
   });
 });

@@ -52,7 +52,9 @@ describe("engine stand-in: a new stack", () => {
     expect(result.output).toMatch(/Updating \(dev\):\n \+ {2}fixture:File {2}a {2}created/);
   });
 
-  it("starts one provider host for the run and reports its peak memory", async ({ project }) => {
+  it("starts one provider host per pass, the preview pass and the update, and reports its peak memory", async ({
+    project,
+  }) => {
     const pids: number[] = [];
     const result = await project.run("up", {
       files: [a, fromA],
@@ -62,7 +64,8 @@ describe("engine stand-in: a new stack", () => {
     });
 
     expect(result.ok, result.output).toBe(true);
-    expect(pids).toEqual([result.providerHost?.pid]);
+    expect(pids).toHaveLength(2);
+    expect(pids[1]).toBe(result.providerHost?.pid);
     expect(result.providerHost?.peakRssBytes).toBeGreaterThan(10 * 1024 * 1024);
   });
 });
@@ -118,15 +121,21 @@ describe("engine stand-in: a deployed stack", () => {
     expect(result.output).toContain("~  fixture:File  a  updated  [content]");
   });
 
-  it("fails an up with --expect-no-changes before it changes anything", async ({ project }) => {
+  it("applies an up with --expect-no-changes, then fails it with exit code 7", async ({
+    project,
+  }) => {
     const result = await project.run("up", {
       files: [{ ...a, content: "alpha 2" }, b, c, d],
       expectNoChanges: true,
     });
 
     expect(result.ok).toBe(false);
-    expect(result.error).toContain("no changes were expected");
-    expect(project.ops().some((o) => o.op === "update")).toBe(false);
+    expect(result.exitCode).toBe(7);
+    expect(result.error).toBe("no changes were expected for update but changes were proposed");
+    expect(fs.readFileSync(project.file("a.txt"), "utf8")).toBe("alpha 2");
+    expect((await project.state()).resources.find((r) => r.name === "a")?.outputs.content).toBe(
+      "alpha 2",
+    );
   });
 
   it("replaces create-before-delete when the diff asks for a replacement", async ({ project }) => {

@@ -136,9 +136,9 @@ async function decryptDeep(
     const out: Record<string, unknown> = {};
     let secret = false;
     for (const [k, x] of Object.entries(v)) {
-      const r = await decryptDeep(x, crypter);
-      out[k] = r.value;
-      secret ||= r.secret;
+      const decrypted = await decryptDeep(x, crypter);
+      out[k] = decrypted.value;
+      secret ||= decrypted.secret;
     }
     return { value: out, secret };
   }
@@ -179,8 +179,11 @@ export async function loadStackConfig(
   const raw: unknown = doc.toJS();
   const config = isRecord(raw) && isRecord(raw.config) ? raw.config : {};
   for (const [key, v] of Object.entries(config)) {
-    const r = await decryptDeep(v, () => secrets.get());
-    values[qualifyKey(key, project.name)] = { value: configString(r.value), secret: r.secret };
+    const decrypted = await decryptDeep(v, () => secrets.get());
+    values[qualifyKey(key, project.name)] = {
+      value: configString(decrypted.value),
+      secret: decrypted.secret,
+    };
   }
   for (const [key, v] of Object.entries(overrides)) {
     values[qualifyKey(key, project.name)] = { value: v.value, secret: v.secret === true };

@@ -22,8 +22,12 @@ export function engineService(
   let rootUrn = "";
   return {
     log(call, callback) {
-      const r = call.request;
-      onLog(SEVERITIES[r.getSeverity()] ?? "info", r.getMessage(), r.getUrn() || undefined);
+      const request = call.request;
+      onLog(
+        SEVERITIES[request.getSeverity()] ?? "info",
+        request.getMessage(),
+        request.getUrn() || undefined,
+      );
       callback(null, new Empty());
     },
     getRootResource(_call, callback) {

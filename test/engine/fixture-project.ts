@@ -36,11 +36,15 @@ export interface FileSpec {
   diffUnknown?: boolean;
   dependsOn?: string[];
   deleteBeforeReplace?: boolean;
+  protect?: boolean;
+  retainOnDelete?: boolean;
+  replaceOnChanges?: string[];
+  ignoreChanges?: string[];
 }
 
 /** One provider call recorded by the fixture's provider. */
 export interface RecordedOp {
-  op: "check" | "diff" | "create" | "read" | "update" | "delete";
+  op: "configure" | "check" | "diff" | "create" | "read" | "update" | "delete";
   label: string;
   [key: string]: unknown;
 }
@@ -135,8 +139,19 @@ export class FixtureProject {
     });
   }
 
-  /** The provider calls recorded so far. */
+  /** The provider calls recorded so far, `configure` aside (see {@link configuredStamps}). */
   ops(): RecordedOp[] {
+    return this.records().filter((o) => o.op !== "configure");
+  }
+
+  /** The `fixture:stamp` each configure of a provider host received, in order. */
+  configuredStamps(): Array<string | null> {
+    return this.records()
+      .filter((o) => o.op === "configure")
+      .map((o) => (typeof o.stamp === "string" ? o.stamp : null));
+  }
+
+  private records(): RecordedOp[] {
     if (!fs.existsSync(this.opsLog)) return [];
     return fs
       .readFileSync(this.opsLog, "utf8")

@@ -5,7 +5,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { type PropertyMap, toPropertyMap } from "./properties.js";
+import { type PropertyMap, toPropertyMap } from "./values.js";
 
 /** The SDK's channel options: unlimited-ish message sizes. */
 export const channelOptions: grpc.ChannelOptions = {

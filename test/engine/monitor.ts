@@ -9,7 +9,7 @@ import * as resrpc from "@pulumi/pulumi/proto/resource_grpc_pb";
 import * as resproto from "@pulumi/pulumi/proto/resource_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { answer, fromStruct, toStruct, unimplemented } from "./grpc.js";
-import type { PropertyMap } from "./properties.js";
+import type { PropertyMap } from "./values.js";
 
 /** A RegisterResource call, in plain values (inputs in wire form: secrets and unknowns marked). */
 export interface RegisterRequest {
@@ -147,15 +147,15 @@ export function monitorService(handler: MonitorHandler): resrpc.IResourceMonitor
     },
     readResource(call, callback) {
       answer(callback, async () => {
-        const r = call.request;
+        const request = call.request;
         const out = await handler.readResource({
-          type: r.getType(),
-          name: r.getName(),
-          id: r.getId(),
-          parent: r.getParent(),
-          properties: fromStruct(r.getProperties()),
-          dependencies: r.getDependenciesList(),
-          additionalSecretOutputs: r.getAdditionalsecretoutputsList(),
+          type: request.getType(),
+          name: request.getName(),
+          id: request.getId(),
+          parent: request.getParent(),
+          properties: fromStruct(request.getProperties()),
+          dependencies: request.getDependenciesList(),
+          additionalSecretOutputs: request.getAdditionalsecretoutputsList(),
         });
         const res = new resproto.ReadResourceResponse();
         res.setUrn(out.urn).setProperties(toStruct(out.outputs));

@@ -15,7 +15,7 @@ import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { call, channelOptions, fromStruct, toStruct } from "./grpc.js";
-import type { PropertyMap } from "./properties.js";
+import type { PropertyMap } from "./values.js";
 
 /** How to start the host. */
 export interface ProviderHostOptions {
@@ -135,13 +135,16 @@ export class ProviderHost {
   }
 
   /**
-   * Configure with the whole stack config (keys `namespace:key`, secrets decrypted), as the engine
-   * does for dynamic providers since Pulumi 3.139; the host hands it to each provider's `configure`.
+   * Configure with a whole stack config (keys `namespace:key`, secrets decrypted), as the engine
+   * does for dynamic providers since Pulumi 3.139: `args` holds it as it is, and the deprecated
+   * `variables` under `pulumi-nodejs:config:<key>`. The host hands `args` to each provider's
+   * `configure`. Which config (the current one, or the one recorded in the state) is decided by
+   * `providerConfigFor`.
    */
   async configure(config: Record<string, string>): Promise<void> {
     const req = new provproto.ConfigureRequest();
     const vars = req.getVariablesMap();
-    for (const [k, v] of Object.entries(config)) vars.set(k, v);
+    for (const [k, v] of Object.entries(config)) vars.set(`pulumi-nodejs:config:${k}`, v);
     req.setArgs(toStruct(config));
     req.setAcceptsecrets(true);
     req.setAcceptresources(true);

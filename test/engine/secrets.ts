@@ -70,9 +70,15 @@ export function passphraseFromEnv(env: NodeJS.ProcessEnv): string | undefined {
   const direct = env.PULUMI_CONFIG_PASSPHRASE;
   if (direct !== undefined) return direct;
   const file = env.PULUMI_CONFIG_PASSPHRASE_FILE;
-  if (file) return fs.readFileSync(file, "utf8").replace(/\r?\n$/, "");
+  // Pulumi trims the whole file, not only a final newline.
+  if (file) return fs.readFileSync(file, "utf8").trim();
   return undefined;
 }
+
+/** Pulumi's error when the passphrase is needed and neither variable is set. */
+export const PASSPHRASE_MISSING =
+  "passphrase must be set with PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE " +
+  "environment variables";
 
 /** Creates a new `encryptionsalt` for `passphrase` and the crypter that goes with it. */
 export async function newEncryptionSalt(
@@ -152,12 +158,7 @@ export class StackSecrets {
   }
 
   private async create(): Promise<Crypter> {
-    if (this.passphrase === undefined) {
-      throw new Error(
-        `PULUMI_CONFIG_PASSPHRASE is not set, and ${this.what} has secrets: set it (or ` +
-          "PULUMI_CONFIG_PASSPHRASE_FILE) to the stack's passphrase",
-      );
-    }
+    if (this.passphrase === undefined) throw new Error(`${PASSPHRASE_MISSING} (${this.what})`);
     if (this.encryptionsalt) return crypterFromSalt(this.passphrase, this.encryptionsalt);
     const created = await newEncryptionSalt(this.passphrase);
     this.encryptionsalt = created.encryptionsalt;

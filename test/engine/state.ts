@@ -7,6 +7,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { type Crypter, crypterFromSalt, type StackSecrets } from "./secrets.js";
 import {
   isSecret,
   type PropertyMap,
@@ -15,8 +16,7 @@ import {
   SIG_KEY,
   secretPaths,
   stripSecrets,
-} from "./properties.js";
-import { type Crypter, crypterFromSalt, type StackSecrets } from "./secrets.js";
+} from "./values.js";
 
 /** One resource as the engine keeps it (secret values as secret wrappers, in memory only). */
 export interface ResourceState {
@@ -30,6 +30,10 @@ export interface ResourceState {
   dependencies: string[];
   propertyDependencies?: Record<string, string[]>;
   additionalSecretOutputs?: string[];
+  /** The `ignoreChanges` option as last registered (refresh's diff gets it, as Pulumi's does). */
+  ignoreChanges?: string[];
+  /** `<provider urn>::<provider id>`: the default provider entry that manages this resource. */
+  provider?: string;
   protect?: boolean;
   retainOnDelete?: boolean;
   /** Read with `get` (ReadResource): never deleted by the engine, only forgotten. */
@@ -48,11 +52,25 @@ export interface StateResource extends Omit<ResourceState, "inputs" | "outputs">
   secretPaths: string[];
 }
 
+/** What the engine was doing to a resource when a run stopped without finishing it. */
+export type OperationType = "creating" | "updating" | "deleting" | "reading";
+
+/** A provider call recorded before it is sent (Pulumi's `pending_operations`). */
+export interface PendingOperation {
+  resource: ResourceState;
+  type: OperationType;
+}
+
 /** A stack's state, as {@link readState} returns it. */
 export interface StackState {
   /** `organization/<project>/<stack>`. */
   stack: string;
+  /** The resources, without the stack and without the default provider entry. */
   resources: StateResource[];
+  /** The default provider entry: its inputs are the stack config of the last `up`. */
+  defaultProvider?: StateResource;
+  /** Operations a run began and never finished (it was killed), as `[urn, type]`. */
+  pendingOperations: Array<{ urn: string; type: OperationType }>;
   /** The stack resource's outputs (what the program exported). */
   outputs: Record<string, unknown>;
 }
@@ -65,12 +83,20 @@ interface Checkpoint {
       manifest: { time: string; magic: string; version: string };
       secrets_providers?: { type: "passphrase"; state: { salt: string } };
       resources: ResourceState[];
+      pending_operations?: PendingOperation[];
     };
   };
 }
 
 const STACK_TYPE = "pulumi:pulumi:Stack";
 const PLACEHOLDER = "[secret]";
+/** The type of the Node.js dynamic provider's default provider entry. */
+export const DEFAULT_PROVIDER_TYPE = "pulumi:providers:pulumi-nodejs";
+
+/** True for the entry of a provider (not a resource a program declares). */
+export function isProviderEntry(r: { type: string }): boolean {
+  return r.type.startsWith("pulumi:providers:");
+}
 
 /** The resource name, the last `::` segment of a URN. */
 export function urnName(urn: string): string {
@@ -152,6 +178,9 @@ export class StateStore {
   private readonly encrypted = new WeakMap<ResourceState, ResourceState>();
   private chain: Promise<void> = Promise.resolve();
   private queued: Promise<void> | undefined;
+  private readonly outstanding = new Set<PendingOperation>();
+  private keepInterruptedCreates = true;
+  private frozen = false;
 
   private constructor(
     /** The state file's path. */
@@ -159,6 +188,8 @@ export class StateStore {
     private readonly stackName: string,
     private readonly secrets: StackSecrets,
     entries: ResourceState[],
+    /** What the previous run began and never finished. */
+    readonly interrupted: readonly PendingOperation[],
   ) {
     this.entries = entries;
   }
@@ -168,17 +199,67 @@ export class StateStore {
    * @param stackName `organization/<project>/<stack>`
    */
   static async open(file: string, stackName: string, secrets: StackSecrets): Promise<StateStore> {
-    if (!fs.existsSync(file)) return new StateStore(file, stackName, secrets, []);
+    if (!fs.existsSync(file)) return new StateStore(file, stackName, secrets, [], []);
     const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as Checkpoint;
     const latest = parsed.checkpoint?.latest;
     const resources = latest?.resources ?? [];
+    const pending = latest?.pending_operations ?? [];
     const stateSalt = latest?.secrets_providers?.state.salt;
     if (stateSalt && !secrets.salt) secrets.adoptSalt(stateSalt);
-    const crypter = hasCiphertext(resources) ? await secrets.get() : undefined;
-    const entries = resources.map((r) =>
-      mapResource(r, (m) => decryptDeep(m, crypter) as PropertyMap),
+    const crypter =
+      hasCiphertext(resources) || hasCiphertext(pending.map((p) => p.resource))
+        ? await secrets.get()
+        : undefined;
+    const decrypt = (r: ResourceState) =>
+      mapResource(r, (m) => decryptDeep(m, crypter) as PropertyMap);
+    return new StateStore(
+      file,
+      stackName,
+      secrets,
+      resources.map(decrypt),
+      pending.map((p) => ({ type: p.type, resource: decrypt(p.resource) })),
     );
-    return new StateStore(file, stackName, secrets, entries);
+  }
+
+  /**
+   * Records that a provider call on `resource` is about to be sent; the next checkpoint lists it
+   * under `pending_operations` until {@link end} is called, so a run killed meanwhile leaves it
+   * for the next run to report.
+   */
+  begin(resource: ResourceState, type: OperationType): PendingOperation {
+    const op = { resource, type };
+    this.outstanding.add(op);
+    return op;
+  }
+
+  /** The call recorded by {@link begin} has answered (successfully or not). */
+  end(op: PendingOperation): void {
+    this.outstanding.delete(op);
+  }
+
+  /** Drops the interrupted creates carried over from earlier runs (`--clear-pending-creates`). */
+  clearInterruptedCreates(): void {
+    this.keepInterruptedCreates = false;
+  }
+
+  /**
+   * Stops every later change and write: the run was killed, and what a killed engine would still
+   * have written must not reach the file (its pending operations stay, as they would).
+   */
+  freeze(): void {
+    this.frozen = true;
+  }
+
+  /** The default provider entry, if the state has one. */
+  defaultProvider(): ResourceState | undefined {
+    return this.entries.find((r) => r.type === DEFAULT_PROVIDER_TYPE && !r.delete);
+  }
+
+  /** The passphrase salt recorded in a state file, if the file exists and has one. */
+  static salt(file: string): string | undefined {
+    if (!fs.existsSync(file)) return undefined;
+    const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as Checkpoint;
+    return parsed.checkpoint?.latest?.secrets_providers?.state.salt;
   }
 
   /** Every entry, pending deletes included, in state order. */
@@ -219,6 +300,7 @@ export class StateStore {
    * so a burst of completed steps costs two writes, not one per step.
    */
   checkpoint(): Promise<void> {
+    if (this.frozen) return Promise.resolve();
     if (this.queued) return this.queued;
     const next = this.chain.then(() => {
       this.queued = undefined;
@@ -230,19 +312,31 @@ export class StateStore {
   }
 
   private async write(): Promise<void> {
+    if (this.frozen) return;
     const entries = sortByDependencies(this.entries);
-    const needsCrypter = entries.some(
+    // As Pulumi: the operations this run has begun and not ended, plus the creates an earlier
+    // run left (they need a person to decide whether the create happened); other interrupted
+    // operations are dropped once this run writes.
+    const pending = [
+      ...this.outstanding,
+      ...(this.keepInterruptedCreates
+        ? this.interrupted.filter((op) => op.type === "creating")
+        : []),
+    ];
+    const all = [...entries, ...pending.map((p) => p.resource)];
+    const needsCrypter = all.some(
       (r) => !this.encrypted.has(r) && (hasSecret(r.inputs) || hasSecret(r.outputs)),
     );
     const crypter = needsCrypter ? await this.secrets.get() : undefined;
-    const resources = entries.map((r) => {
+    const onDisk = (r: ResourceState): ResourceState => {
       let disk = this.encrypted.get(r);
       if (!disk) {
         disk = crypter ? mapResource(r, (m) => encryptDeep(m, crypter) as PropertyMap) : r;
         this.encrypted.set(r, disk);
       }
       return disk;
-    });
+    };
+    const resources = entries.map(onDisk);
     const salt = this.secrets.salt;
     const checkpoint: Checkpoint = {
       version: 3,
@@ -252,6 +346,14 @@ export class StateStore {
           manifest: { time: new Date().toISOString(), magic: "", version: "engine-stand-in" },
           ...(salt ? { secrets_providers: { type: "passphrase", state: { salt } } } : {}),
           resources,
+          ...(pending.length > 0
+            ? {
+                pending_operations: pending.map((p) => ({
+                  resource: onDisk(p.resource),
+                  type: p.type,
+                })),
+              }
+            : {}),
         },
       },
     };
@@ -295,9 +397,15 @@ export async function readState(
     };
   });
   const stack = resources.find((r) => r.type === STACK_TYPE);
+  const defaultProvider = resources.find((r) => r.type === DEFAULT_PROVIDER_TYPE);
   return {
     stack: parsed.checkpoint.stack,
-    resources: resources.filter((r) => r.type !== STACK_TYPE),
+    resources: resources.filter((r) => r.type !== STACK_TYPE && !isProviderEntry(r)),
+    ...(defaultProvider ? { defaultProvider } : {}),
+    pendingOperations: (latest.pending_operations ?? []).map((p) => ({
+      urn: p.resource.urn,
+      type: p.type,
+    })),
     outputs: stack?.outputs ?? {},
   };
 }

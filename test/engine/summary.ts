@@ -3,9 +3,10 @@
  * that changes (symbol, type, name, operation, changed properties), the stack outputs with secrets
  * shown as `[secret]`, diagnostics, and the counts per operation.
  */
-import { isSecret, type PropertyMap, type PropertyValue, UNKNOWN } from "./properties.js";
+
 import { displayType } from "./steps.js";
 import type { EngineCommand, StepOp, StepResult } from "./types.js";
+import { isSecret, type PropertyMap, type PropertyValue, UNKNOWN } from "./values.js";
 
 /** What the summary shows. */
 export interface SummaryInput {
@@ -47,11 +48,11 @@ function header(command: EngineCommand, dryRun: boolean, stack: string): string 
     case "preview":
       return `Previewing update (${stack}):`;
     case "up":
-      return `Updating (${stack}):`;
+      return dryRun ? `Previewing update (${stack}):` : `Updating (${stack}):`;
     case "refresh":
       return dryRun ? `Previewing refresh (${stack}):` : `Refreshing (${stack}):`;
     case "destroy":
-      return `Destroying (${stack}):`;
+      return dryRun ? `Previewing destroy (${stack}):` : `Destroying (${stack}):`;
   }
 }
 

@@ -27,18 +27,42 @@ export interface EngineOptions {
   stateDir?: string;
   /** Config merged over `Pulumi.<stack>.yaml`; keys without a namespace get the project's. */
   config?: Record<string, { value: string; secret?: boolean }>;
-  /** Maximum concurrent resource operations; default 16. */
+  /**
+   * Most resource operations at once (`--parallel`); default `PULUMI_PARALLEL`, else 4 per CPU
+   * as Pulumi's `up` does. Check and Diff run one at a time regardless, unless
+   * `PULUMI_PARALLEL_DIFF` is true in the environment.
+   */
   parallel?: number;
-  /** Fail when any step would change something (refresh included: the drift gate). */
+  /**
+   * `--expect-no-changes` (preview, up, refresh): the run does what it does (an up applies, a
+   * refresh records the drift), then fails with exit code 7 if anything changed.
+   */
   expectNoChanges?: boolean;
   /** refresh only: report drift without writing state (`pulumi refresh --preview-only`). */
   previewOnly?: boolean;
+  /**
+   * up, refresh, destroy: skip the preview pass that otherwise runs first (`--skip-preview`);
+   * a failed preview pass fails the run before anything is applied.
+   */
+  skipPreview?: boolean;
+  /**
+   * refresh only (`--run-program`, or PULUMI_RUN_PROGRAM): run the program, so the provider is
+   * configured with the current stack config instead of the one recorded at the last `up`.
+   */
+  runProgram?: boolean;
+  /** refresh only (`--clear-pending-creates`): forget the creates an interrupted run left pending. */
+  clearPendingCreates?: boolean;
   /** Extra environment for the program and the provider host (over this process's). */
   env?: Record<string, string>;
   /** Called as steps start and finish, when child processes start, and for every log line. */
   onEvent?: (e: EngineEvent) => void;
   /** Bound for the whole run; past it the children are killed and the run fails. */
   timeoutMs?: number;
+  /**
+   * Aborting kills the run at once, as a killed CI job would be: children killed, nothing more
+   * written to the state (operations in flight stay pending in it).
+   */
+  signal?: AbortSignal;
 }
 
 /** One resource's step in the result. */
@@ -54,26 +78,38 @@ export interface StepResult {
   error?: string;
 }
 
+/**
+ * Exit codes of the Pulumi CLI that the stand-in uses: 0 success, 1 any failure, 2 a bad
+ * invocation (the CLI only), 7 `--expect-no-changes` with changes.
+ */
+export type ExitCode = 0 | 1 | 2 | 7;
+
 /** What {@link runEngine} returns. */
 export interface EngineResult {
   ok: boolean;
-  /** What the CLI exits with: 0 on success, 1 otherwise. */
-  exitCode: number;
+  /** What the CLI exits with: 0, 1, or 7 when `--expect-no-changes` saw changes. */
+  exitCode: ExitCode;
   error?: string;
-  /** Steps in the order they started (deletes of resources that left the program come last). */
+  /**
+   * Steps of the last pass, in the order they started (deletes of resources that left the
+   * program come last): the update, or the preview when only a preview ran or the preview pass
+   * failed.
+   */
   steps: StepResult[];
+  /** Steps of the preview pass that ran before an up, refresh or destroy (none when skipped). */
+  previewSteps?: StepResult[];
   /** Number of completed steps per op (failed steps are not counted). */
   counts: Record<string, number>;
-  /** True when any step is other than `same`. */
+  /** True when any step of the last pass is other than `same` or `read`. */
   changes: boolean;
-  /** The printed summary (what the CLI prints). */
+  /** The printed summary (what the CLI prints): the preview pass's, then the update's. */
   output: string;
   /** Engine.Log lines, provider host stderr/stdout and program stderr/stdout, for assertions. */
   diagnostics: string[];
   stateFile: string;
   /** The provider host's pid and peak resident set size (VmHWM), when one was started. */
   providerHost?: { pid: number; peakRssBytes: number };
-  /** Milliseconds of each Check and Diff call, for benchmarks. */
+  /** Milliseconds of each Check and Diff call of both passes, for benchmarks. */
   timings: { checkMs: number[]; diffMs: number[] };
 }
 
@@ -85,6 +121,12 @@ export type EngineEvent =
   /** A step's operation is decided and it starts (refresh: its read starts, op `refresh`). */
   | { type: "step-start"; urn: string; op: StepOp }
   | { type: "step-end"; step: StepResult }
+  /** A provider call that changes something is recorded as pending and about to be sent. */
+  | {
+      type: "operation-start";
+      urn: string;
+      operation: "creating" | "updating" | "deleting" | "reading";
+    }
   | { type: "provider-host"; pid: number }
   | { type: "program"; pid: number }
   /** A log line (the SDK's debug lines are dropped: they can hold secrets in plaintext). */
