@@ -78,7 +78,7 @@ describe("the command line", () => {
     expect(parsed.fields).toEqual(DEFAULT_FIELDS);
     expect(parsed.includeGlobal).toBe(false);
     expect(parsed.includeSelf).toBe(false);
-    expect(parsed.projectName).toBe("tenant");
+    expect(parsed.projectName).toBe("tenant-settings");
   });
 
   it("takes client ids and app types as comma-separated lists", () => {

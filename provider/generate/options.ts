@@ -42,7 +42,7 @@ Options:
   --fields NAME,...       the fields to declare, camelCase (default: ${DEFAULT_FIELDS.join(", ")})
   --include-global        also adopt the global client
   --include-self          also adopt the client whose credentials are used
-  --name NAME             Pulumi project name (default: tenant)
+  --name NAME             Pulumi project name (default: tenant-settings)
   --force                 overwrite files in DIR that differ from the generated ones
   --domain DOMAIN         the tenant (default: TENANT_DOMAIN)
   --client-id ID          client credentials (default: TENANT_CLIENT_ID, TENANT_CLIENT_SECRET;
@@ -107,7 +107,7 @@ export function parseGenerateArgs(args: readonly string[]): GenerateOptions | "h
     }
     query = { kind: "all", appTypes };
   }
-  const projectName = values.name ?? "tenant";
+  const projectName = values.name ?? "tenant-settings";
   if (!PROJECT_NAME.test(projectName)) {
     throw new GenerateUsageError(
       `--name "${projectName}": a Pulumi project name is letters, digits, "-", "_" and "."`,

@@ -24,7 +24,7 @@ import {
 } from "./package-imports.js";
 
 /** How errors of the command's calls name their origin. */
-const RESOURCE = "pulumi-tenant generate";
+const RESOURCE = "reading the tenant";
 
 /** Which clients to read. */
 export type ClientQuery =
