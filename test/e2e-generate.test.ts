@@ -232,6 +232,20 @@ describe("a project generated from a tenant using every field kind", () => {
   });
 });
 
+describe("a tenant of several list pages", () => {
+  it("reads every page once and reports progress on stderr", async () => {
+    s = await startStack(project.dir, {}, { extraClients: 250 });
+    const generated = await generate(s.api);
+    expect(generated.code).toBe(0);
+    expect(s.api.stats().byRoute["GET /api/v2/clients"]).toBe(3);
+    expect(generated.stderr).toContain(
+      "read 1 of 3 pages (255 clients)\nread 2 of 3 pages (255 clients)\nread 3 of 3 pages (255 clients)\n",
+    );
+    const program = await readFile(join(generated.out, "index.ts"), "utf8");
+    expect(program.match(/new ClientSettings\(/g)).toHaveLength(254);
+  });
+});
+
 describe("failures", () => {
   it("names the missing scope, with no stack trace", async () => {
     s = await startStack(project.dir, {});
