@@ -120,6 +120,7 @@ export async function installPackedPackage(
       name: string;
       version: string;
       license?: string;
+      bin?: Record<string, string>;
       dependencies?: Record<string, string>;
     };
     const lock = JSON.parse(await readFile(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
@@ -146,6 +147,8 @@ export async function installPackedPackage(
             .update(await readFile(tarball))
             .digest("base64")}`,
           ...(manifest.license ? { license: manifest.license } : {}),
+          // npm ci links a package's commands from its lock entry, as npm install records them.
+          ...(manifest.bin ? { bin: manifest.bin } : {}),
           dependencies: manifest.dependencies ?? {},
         },
         ...lockSubset(lock.packages, [...new Set([...roots, ...packageDeps])]),

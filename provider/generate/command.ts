@@ -1,0 +1,142 @@
+/**
+ * `pulumi-tenant generate`: reads the live tenant, plans the program, writes the project. The
+ * decisions are in the pure modules next to this one; this file wires them to the process:
+ * arguments, environment, files, stderr, and the exit status.
+ *
+ * @module
+ */
+
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { planProgram } from "./adopt.js";
+import { GenerateError, GenerateOutputError } from "./errors.js";
+import { wireFieldsToRead } from "./fields.js";
+import { parseGenerateArgs, USAGE } from "./options.js";
+import { resolveSettings, TenantError } from "./package-imports.js";
+import { type ProjectFiles, type ProjectVersions, renderProject } from "./project.js";
+import { readTenant } from "./reads.js";
+import { ownClientIdOf, selectClients } from "./selection.js";
+
+/** Where the command writes and what it reads from its process. */
+export interface CommandIo {
+  /** Results: the files written, one path per line. */
+  readonly stdout: (text: string) => void;
+  /** Progress, notes, next steps and errors. */
+  readonly stderr: (text: string) => void;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** Pages from which progress is reported: below this a run takes a second or two. */
+const PROGRESS_FROM_PAGES = 3;
+
+/** This package's manifest, for the versions the generated project depends on. */
+function ownVersions(): ProjectVersions {
+  // By package name: the same file from the sources, the build and an installed copy.
+  const manifest = require("pulumi-tenant/package.json") as {
+    version: string;
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
+  return {
+    packageVersion: manifest.version,
+    pulumi: manifest.dependencies?.["@pulumi/pulumi"] ?? "^3.139.0",
+    typescript: manifest.devDependencies?.typescript,
+    tsNode: manifest.devDependencies?.["ts-node"],
+  };
+}
+
+/**
+ * Writes the files into `dir` (created if missing). A file that exists with other content is
+ * replaced only with `force`: it may hold the user's edits. Unchanged files are not rewritten.
+ *
+ * @throws {GenerateOutputError} naming the files that differ, or the I/O failure.
+ */
+async function writeProject(dir: string, files: ProjectFiles, force: boolean): Promise<string[]> {
+  const entries = Object.entries(files).map(([name, text]) => ({ path: join(dir, name), text }));
+  const paths = entries.map(({ path }) => path);
+  const current = await Promise.all(paths.map((path) => readFile(path, "utf8").catch(() => null)));
+  const differing = entries
+    .filter(({ text }, i) => current[i] !== null && current[i] !== text)
+    .map(({ path }) => path);
+  if (differing.length > 0 && !force) {
+    throw new GenerateOutputError(
+      `${differing.join(", ")} already ${differing.length === 1 ? "exists" : "exist"} with ` +
+        "other content; pass --force to overwrite, or choose another --out folder",
+    );
+  }
+  try {
+    await mkdir(dir, { recursive: true });
+    await Promise.all(
+      entries.map(({ path, text }, i) => (current[i] === text ? undefined : writeFile(path, text))),
+    );
+  } catch (error) {
+    throw new GenerateOutputError(
+      `cannot write the project to ${dir}: ${(error as Error).message}`,
+    );
+  }
+  return paths;
+}
+
+/**
+ * Runs the command with the arguments after `generate` and returns the exit status: 0 done, 1 the
+ * tenant or the output folder failed, 2 the command line is wrong. Expected failures (the
+ * package's `TenantError`s and {@link GenerateError}s) are printed as one line without a stack.
+ */
+export async function runGenerate(args: readonly string[], io: CommandIo): Promise<number> {
+  const say = (line: string) => io.stderr(`${line}\n`);
+  try {
+    const options = parseGenerateArgs(args);
+    if (options === "help") {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const settings = resolveSettings(options.config, io.env);
+    const reads = await readTenant(
+      settings,
+      options.query,
+      wireFieldsToRead(options.fields),
+      (done, pages, total) => {
+        if (pages >= PROGRESS_FROM_PAGES) say(`read ${done} of ${pages} pages (${total} clients)`);
+      },
+    );
+    const selection =
+      options.query.kind === "ids"
+        ? { clients: reads.clients, leftOut: [] }
+        : selectClients(reads.clients, {
+            includeGlobal: options.includeGlobal,
+            includeSelf: options.includeSelf,
+            ownClientId: ownClientIdOf(settings.credentials),
+          });
+    const plan = planProgram({
+      clients: selection.clients,
+      pushProvider: reads.pushProvider,
+      fields: options.fields,
+    });
+    const dir = resolve(options.out);
+    const written = await writeProject(
+      dir,
+      renderProject(plan, options.projectName, ownVersions()),
+      options.force,
+    );
+    for (const { clientId, why } of selection.leftOut) say(`left out client ${clientId}: ${why}`);
+    for (const note of plan.notes) say(`note: ${note}`);
+    for (const client of plan.clients) {
+      for (const note of client.notes) say(`note: ${client.resourceName}: ${note}`);
+    }
+    say(
+      `declared ${plan.clients.length} ${plan.clients.length === 1 ? "client" : "clients"}` +
+        `${plan.pushProvider === undefined ? "" : " and the push provider"}. Next: cd ${dir} && ` +
+        "npm install && pulumi stack init && pulumi config set tenant:domain ... (credentials as " +
+        "in the README) && pulumi preview (only creates) && pulumi up (changes nothing)",
+    );
+    io.stdout(`${written.join("\n")}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof GenerateError || error instanceof TenantError) {
+      say(`pulumi-tenant generate: ${error.message}`);
+      return error instanceof GenerateError ? error.exitCode : 1;
+    }
+    say(`pulumi-tenant generate: unexpected failure: ${(error as Error)?.stack ?? String(error)}`);
+    return 1;
+  }
+}

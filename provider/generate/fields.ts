@@ -1,0 +1,117 @@
+/**
+ * Which client fields a generated program declares: the default set for web and single-page
+ * applications, the user's `--fields` list, and the fields whose values are never written because
+ * they are secret.
+ *
+ * @module
+ */
+
+import { closest } from "fastest-levenshtein";
+import { GenerateUsageError } from "./errors.js";
+import { CLIENT_SETTINGS_FIELDS, type ClientSettingsField, wireName } from "./package-imports.js";
+
+/**
+ * The fields declared when `--fields` is not given: what a team changes on web and single-page
+ * applications (where users are sent, which origins and grants are allowed, token lifetimes,
+ * organizations, metadata). Listed in README "Adopt an existing tenant"; keep the two in step.
+ */
+export const DEFAULT_FIELDS: readonly ClientSettingsField[] = [
+  "name",
+  "description",
+  "callbacks",
+  "allowedLogoutUrls",
+  "allowedOrigins",
+  "webOrigins",
+  "initiateLoginUri",
+  "grantTypes",
+  "tokenEndpointAuthMethod",
+  "oidcConformant",
+  "crossOriginAuthentication",
+  "jwtConfiguration",
+  "refreshToken",
+  "organizationUsage",
+  "organizationRequireBehavior",
+  "clientMetadata",
+];
+
+/**
+ * Fields whose value is never written into a program, with why. A program holding them would put
+ * a secret into a repository; the generator does not even read them (so read scopes suffice).
+ */
+export const SECRET_FIELDS: Readonly<
+  Partial<Record<ClientSettingsField, { readonly what: string; readonly read: string }>>
+> = {
+  clientSecret: { what: "the client secret", read: "config.requireSecret" },
+  encryptionKey: { what: "the client's key material", read: "config.requireSecretObject" },
+};
+
+/**
+ * Add-on members' fields that hold key material (spec 2.3.5: storage access keys, service bus
+ * keys, private keys, passwords, master keys). They are left out of the declared add-on: the
+ * resource compares a declared object on the keys it declares, and sends a changed object merged
+ * over the live one, so a key left out keeps its value.
+ */
+export const ADDON_KEY_MATERIAL: ReadonlySet<string> = new Set([
+  "storageAccessKey",
+  "sasKey",
+  "secret",
+  "private_key",
+  "privateKey",
+  "servicePassword",
+  "masterkey",
+]);
+
+/** Wire fields every read asks for besides the declared ones: the id, the name (for the
+ * resource name), `global` and `app_type` (for the selection). */
+const ALWAYS_READ = ["client_id", "name", "global", "app_type"];
+
+/**
+ * Parses `--fields`: camelCase names separated by commas (blanks and repeats ignored), returned in
+ * the schema's order so that the program does not depend on how the list was typed.
+ *
+ * @throws {GenerateUsageError} naming each unknown name with the nearest field, or when the list
+ *   is empty or names `clientId` (always declared).
+ */
+export function parseFields(text: string): ClientSettingsField[] {
+  const names = text
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+  const known = new Set<string>(CLIENT_SETTINGS_FIELDS);
+  const problems: string[] = [];
+  for (const name of names) {
+    if (name === "clientId") {
+      problems.push('"clientId" is always declared; leave it out of --fields');
+    } else if (!known.has(name)) {
+      problems.push(
+        `"${name}" is not a client field; did you mean "${closest(name, [...CLIENT_SETTINGS_FIELDS])}"?`,
+      );
+    }
+  }
+  if (problems.length > 0) throw new GenerateUsageError(`--fields: ${problems.join("; ")}`);
+  if (names.length === 0) throw new GenerateUsageError("--fields: name at least one field");
+  return inSchemaOrder(names as ClientSettingsField[]);
+}
+
+/** `fields` deduplicated, in the schema's order. */
+export function inSchemaOrder(fields: readonly ClientSettingsField[]): ClientSettingsField[] {
+  const wanted = new Set(fields);
+  return CLIENT_SETTINGS_FIELDS.filter((field) => wanted.has(field));
+}
+
+/** The declared fields whose values the generator writes (the secret ones taken out). */
+export function writableFields(fields: readonly ClientSettingsField[]): ClientSettingsField[] {
+  return fields.filter((field) => SECRET_FIELDS[field] === undefined);
+}
+
+/**
+ * The wire names to read for `fields`: the ones always read, then the writable fields' wire names,
+ * sorted, so the same flags always send the same query.
+ */
+export function wireFieldsToRead(fields: readonly ClientSettingsField[]): string[] {
+  const names = new Set([
+    ...ALWAYS_READ,
+    ...writableFields(fields).map((field) => wireName(field)),
+  ]);
+  return ["client_id", ...[...names].filter((name) => name !== "client_id").sort()];
+}

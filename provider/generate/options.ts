@@ -1,0 +1,155 @@
+/**
+ * The command line of `pulumi-tenant generate`, parsed with Node's own `util.parseArgs` into
+ * {@link GenerateOptions}. Pure: the environment is read later, by the package's settings.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { GenerateUsageError } from "./errors.js";
+import { DEFAULT_FIELDS, parseFields } from "./fields.js";
+import { APP_TYPES, type ClientSettingsField, type ConfigSource } from "./package-imports.js";
+import { PROJECT_NAME } from "./project.js";
+import type { ClientQuery } from "./reads.js";
+
+/** What the command was asked to do. */
+export interface GenerateOptions {
+  /** Where to write the project. */
+  readonly out: string;
+  readonly query: ClientQuery;
+  /** The fields to declare, in the schema's order. */
+  readonly fields: readonly ClientSettingsField[];
+  readonly includeGlobal: boolean;
+  readonly includeSelf: boolean;
+  /** The Pulumi project name. */
+  readonly projectName: string;
+  /** Overwrite files of the output folder that differ. */
+  readonly force: boolean;
+  /** Credentials and domain given as flags, as stack config keys (`tenant:domain`, ...). */
+  readonly config: ConfigSource;
+}
+
+/** `--help`. */
+export const USAGE = `Usage: pulumi-tenant generate --out DIR [options]
+
+Reads the live tenant and writes a Pulumi TypeScript project (Pulumi.yaml, package.json, index.ts)
+that declares it as it is: one ClientSettings per client, one PushProviderSelection.
+
+Options:
+  --out DIR               folder to write the project to (created if missing)
+  --clients ID,...        only these clients, by id
+  --app-type TYPE,...     only clients of these types (${APP_TYPES.join(", ")})
+  --fields NAME,...       the fields to declare, camelCase (default: ${DEFAULT_FIELDS.join(", ")})
+  --include-global        also adopt the global client
+  --include-self          also adopt the client whose credentials are used
+  --name NAME             Pulumi project name (default: tenant-settings)
+  --force                 overwrite files in DIR that differ from the generated ones
+  --domain DOMAIN         the tenant (default: TENANT_DOMAIN)
+  --client-id ID          client credentials (default: TENANT_CLIENT_ID, TENANT_CLIENT_SECRET;
+  --client-secret SECRET    prefer the environment variable to a flag for the secret)
+  --api-token TOKEN       a management API token instead (default: TENANT_API_TOKEN)
+  --audience AUDIENCE     token audience (default: TENANT_AUDIENCE, else https://DOMAIN/api/v2/)
+  -h, --help              this text
+
+Scopes needed: read:clients, read:guardian_factors. Progress and notes go to stderr.
+`;
+
+const CREDENTIAL_FLAGS = {
+  domain: "tenant:domain",
+  "client-id": "tenant:clientId",
+  "client-secret": "tenant:clientSecret",
+  "api-token": "tenant:apiToken",
+  audience: "tenant:audience",
+} as const;
+
+/** `a, b,,c` → `["a", "b", "c"]`. */
+function list(text: string): string[] {
+  return text
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+}
+
+/**
+ * Parses the arguments after `generate`. Returns `"help"` for `-h`/`--help`.
+ *
+ * @throws {GenerateUsageError} for an unknown flag, a missing value, `--out` missing, an unknown
+ *   app type or field name, `--clients` with `--app-type`, or a project name Pulumi refuses.
+ */
+export function parseGenerateArgs(args: readonly string[]): GenerateOptions | "help" {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    throw new GenerateUsageError(`${(error as Error).message} (see --help)`);
+  }
+  const { values } = parsed;
+  if (values.help) return "help";
+  if (values.out === undefined || values.out.trim() === "") {
+    throw new GenerateUsageError("--out DIR is required: the folder to write the project to");
+  }
+  if (values.clients !== undefined && values["app-type"] !== undefined) {
+    throw new GenerateUsageError("--clients and --app-type cannot be combined");
+  }
+  let query: ClientQuery = { kind: "all" };
+  if (values.clients !== undefined) {
+    const ids = list(values.clients);
+    if (ids.length === 0) throw new GenerateUsageError("--clients: name at least one client id");
+    query = { kind: "ids", ids };
+  } else if (values["app-type"] !== undefined) {
+    const appTypes = list(values["app-type"]);
+    const unknown = appTypes.filter((type) => !(APP_TYPES as readonly string[]).includes(type));
+    if (appTypes.length === 0 || unknown.length > 0) {
+      throw new GenerateUsageError(
+        `--app-type: ${unknown.length > 0 ? `unknown ${unknown.map((t) => `"${t}"`).join(", ")}; ` : ""}` +
+          `accepted: ${APP_TYPES.join(", ")}`,
+      );
+    }
+    query = { kind: "all", appTypes };
+  }
+  const projectName = values.name ?? "tenant-settings";
+  if (!PROJECT_NAME.test(projectName)) {
+    throw new GenerateUsageError(
+      `--name "${projectName}": a Pulumi project name is letters, digits, "-", "_" and "."`,
+    );
+  }
+  const flags = new Map<string, string>();
+  for (const [flag, key] of Object.entries(CREDENTIAL_FLAGS)) {
+    const value = values[flag as keyof typeof CREDENTIAL_FLAGS];
+    if (value !== undefined) flags.set(key, value);
+  }
+  return {
+    out: values.out,
+    query,
+    fields: values.fields === undefined ? DEFAULT_FIELDS : parseFields(values.fields),
+    includeGlobal: values["include-global"] === true,
+    includeSelf: values["include-self"] === true,
+    projectName,
+    force: values.force === true,
+    config: { get: (key) => flags.get(key) },
+  };
+}
+
+function parse(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      out: { type: "string" },
+      clients: { type: "string" },
+      "app-type": { type: "string" },
+      fields: { type: "string" },
+      "include-global": { type: "boolean" },
+      "include-self": { type: "boolean" },
+      name: { type: "string" },
+      force: { type: "boolean" },
+      domain: { type: "string" },
+      "client-id": { type: "string" },
+      "client-secret": { type: "string" },
+      "api-token": { type: "string" },
+      audience: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}

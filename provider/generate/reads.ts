@@ -1,0 +1,177 @@
+/**
+ * The reads of `pulumi-tenant generate`, through the package's own API client (one token, the
+ * tenant's pace learned from its rate-limit headers, retries of 429, 5xx and lost connections,
+ * a timeout per attempt): the push provider, and the clients, either every page of the list or
+ * the named ones through the client directory, which chooses between single GETs and pages
+ * (docs/client-reads.md). Only `read:clients` and `read:guardian_factors` are needed.
+ *
+ * @module
+ */
+
+import { UnknownClientError } from "./errors.js";
+import {
+  CLIENT_PAGE_SIZE,
+  ClientDirectory,
+  type ClientDirectoryTransport,
+  type DirectoryClient,
+  type DirectoryPage,
+  getTenantClient,
+  type OperationContext,
+  pageCountOf,
+  startOperation,
+  type TenantApiClient,
+  type TenantSettings,
+} from "./package-imports.js";
+
+/** How errors of the command's calls name their origin. */
+const RESOURCE = "reading the tenant";
+
+/** Which clients to read. */
+export type ClientQuery =
+  | { readonly kind: "all"; readonly appTypes?: readonly string[] | undefined }
+  | { readonly kind: "ids"; readonly ids: readonly string[] };
+
+/** Told after each list page: pages answered so far, pages in all, clients in all. */
+export type Progress = (pagesDone: number, pageCount: number, total: number) => void;
+
+/** What the tenant answered. */
+export interface TenantReads {
+  /** The clients, with the fields asked for, in the tenant's order (or the order of the ids). */
+  readonly clients: DirectoryClient[];
+  /** The `provider` of the selected-provider answer, as answered. */
+  readonly pushProvider: unknown;
+}
+
+/** `/clients?...` for one page of the list; the query in a fixed order. */
+export function listPath(
+  page: number,
+  fields: readonly string[],
+  appTypes: readonly string[] | undefined,
+): string {
+  const query = new URLSearchParams({
+    fields: fields.join(","),
+    include_fields: "true",
+    page: String(page),
+    per_page: String(CLIENT_PAGE_SIZE),
+    include_totals: "true",
+  });
+  if (appTypes !== undefined && appTypes.length > 0) query.set("app_type", appTypes.join(","));
+  return `/clients?${query}`;
+}
+
+/** `/clients/{id}?fields=...&include_fields=true`. */
+export function clientPath(id: string, fields: readonly string[]): string {
+  const query = new URLSearchParams({ fields: fields.join(","), include_fields: "true" });
+  return `/clients/${encodeURIComponent(id)}?${query}`;
+}
+
+/** Every call gets its own deadline: a large tenant is many calls, each bounded. */
+function context(settings: TenantSettings): OperationContext {
+  return startOperation(settings, RESOURCE);
+}
+
+async function getPage(
+  api: TenantApiClient,
+  settings: TenantSettings,
+  page: number,
+  fields: readonly string[],
+  appTypes?: readonly string[],
+): Promise<DirectoryPage> {
+  const answer = await api.call<{ clients: DirectoryClient[]; total: number }>(context(settings), {
+    method: "GET",
+    path: listPath(page, fields, appTypes),
+  });
+  return { clients: answer.data.clients, total: answer.data.total };
+}
+
+/**
+ * Every client (of `appTypes`, when given): page 0 tells how many there are, then the other pages
+ * are asked for at once and the API client paces them at the tenant's rate.
+ */
+async function listAll(
+  api: TenantApiClient,
+  settings: TenantSettings,
+  fields: readonly string[],
+  appTypes: readonly string[] | undefined,
+  progress: Progress,
+): Promise<DirectoryClient[]> {
+  const first = await getPage(api, settings, 0, fields, appTypes);
+  const pageCount = Math.max(1, pageCountOf(first.total));
+  let done = 1;
+  progress(done, pageCount, first.total);
+  const rest = await Promise.all(
+    Array.from({ length: pageCount - 1 }, async (_, index) => {
+      const page = await getPage(api, settings, index + 1, fields, appTypes);
+      done += 1;
+      progress(done, pageCount, first.total);
+      return page.clients;
+    }),
+  );
+  return [first.clients, ...rest].flat();
+}
+
+/**
+ * The named clients, through a client directory: a few ids cost a few single GETs, many ids the
+ * list pages (docs/client-reads.md). Every id is confirmed: an id the tenant does not know fails
+ * the command, naming every such id.
+ *
+ * @throws {UnknownClientError} when some id answered 404.
+ */
+async function readIds(
+  api: TenantApiClient,
+  settings: TenantSettings,
+  ids: readonly string[],
+  fields: readonly string[],
+): Promise<DirectoryClient[]> {
+  const transport: ClientDirectoryTransport<OperationContext> = {
+    getOne: async (id, wanted, ctx) => {
+      const answer = await api.call<DirectoryClient>(ctx, {
+        method: "GET",
+        path: clientPath(id, wanted),
+        accept: [404],
+      });
+      return answer.status === 404 ? undefined : answer.data;
+    },
+    listPage: (page, _perPage, wanted) => getPage(api, settings, page, wanted),
+  };
+  const directory = new ClientDirectory(transport);
+  const unique = [...new Set(ids)];
+  const answers = await Promise.all(
+    unique.map((id) => directory.get(id, fields, context(settings))),
+  );
+  const missing = unique.filter((_, index) => answers[index] === undefined);
+  if (missing.length > 0) throw new UnknownClientError(missing);
+  return answers.filter((client): client is DirectoryClient => client !== undefined);
+}
+
+/** The selected push provider (`GET /guardian/factors/push-notification/selected-provider`). */
+async function readPushProvider(api: TenantApiClient, settings: TenantSettings): Promise<unknown> {
+  const answer = await api.call<{ provider?: unknown }>(context(settings), {
+    method: "GET",
+    path: "/guardian/factors/push-notification/selected-provider",
+  });
+  return answer.data?.provider;
+}
+
+/**
+ * Reads what a generated program declares: the push provider and the clients of `query`, with
+ * the wire `fields` (plus `client_id`). Both reads run together under the tenant's pace.
+ *
+ * @throws {TenantError} from the API client (a 403 names the missing scope);
+ *   {@link UnknownClientError} for ids the tenant does not know.
+ */
+export async function readTenant(
+  settings: TenantSettings,
+  query: ClientQuery,
+  fields: readonly string[],
+  progress: Progress = () => undefined,
+): Promise<TenantReads> {
+  const api = getTenantClient(settings);
+  const [clients, pushProvider] = await Promise.all([
+    query.kind === "all"
+      ? listAll(api, settings, fields, query.appTypes, progress)
+      : readIds(api, settings, query.ids, fields),
+    readPushProvider(api, settings),
+  ]);
+  return { clients, pushProvider };
+}
