@@ -221,6 +221,7 @@ describe("ClientSettings update", () => {
     const inputs = web({ callbacks: ["https://a.example/cb"] });
     const { outs } = await h.clients.create(inputs);
     h.api.store.putClient({ ...wire(WEB), callbacks: ["https://evil.example/cb"] } as never);
+    await h.newCommand();
     const read = await h.clients.read(WEB, outs);
     expect(read.props?.callbacks).toEqual(["https://evil.example/cb"]);
     const diff = await h.clients.diff(WEB, read.props ?? {}, inputs);
@@ -248,6 +249,7 @@ describe("ClientSettings read", () => {
   it("drops the resource when the client no longer exists", async () => {
     const { outs } = await create({ sso: true });
     h.api.store.deleteClient(WEB);
+    await h.newCommand();
     expect(await h.clients.read(WEB, outs)).toEqual({ id: "", props: {} });
   });
 });
@@ -367,5 +369,52 @@ describe("ClientSettings restoring values the API would refuse as they are", () 
     const { outs } = await createAs("spa", SPA, { organizationDiscoveryMethods: ["email"] });
     await h.clients.delete(SPA, outs);
     expect(wire(SPA).organization_discovery_methods).toBeNull();
+  });
+});
+
+describe("ClientSettings reads through the client list", () => {
+  const LIST = "GET /api/v2/clients";
+  const GET = "GET /api/v2/clients/:id";
+
+  /** Reads, all at once as Pulumi's parallel refresh does, `description` of every listed client. */
+  async function readAll(ids: readonly string[]) {
+    return Promise.all(
+      ids.map((id, i) =>
+        h.clients.read(id, { __resourceName: `c${i}`, clientId: id, description: "declared" }),
+      ),
+    );
+  }
+
+  async function largeTenant(extraClients: number): Promise<string[]> {
+    await h.stop();
+    h = await startHarness({ extraClients });
+    return h.api.store.snapshot().clients.map((client) => client.client_id);
+  }
+
+  it("reads 150 clients of a 155-client tenant with two list pages and no single GET", async () => {
+    const ids = await largeTenant(150);
+    const reads = await readAll(ids.slice(0, 150));
+    expect(reads.map((read) => read.props?.description)).toEqual(
+      ids.slice(0, 150).map((id) => wire(id).description),
+    );
+    expect([h.calls(LIST), h.calls(GET)]).toEqual([2, 0]);
+  });
+
+  it("serves a read after a PATCH in the same command from the PATCH answer", async () => {
+    await create({ description: "Portal v2" });
+    const before = h.api.stats().api;
+    const read = await h.clients.read(WEB, web({ description: "Portal v2" }));
+    expect(read.props?.description).toBe("Portal v2");
+    expect(h.api.stats().api).toBe(before);
+  });
+
+  it("serves no read of a new command from what an earlier command fetched", async () => {
+    const ids = await largeTenant(150);
+    await readAll(ids);
+    const target = ids[42] as string;
+    h.api.store.putClient({ ...wire(target), description: "changed by hand" } as never);
+    await h.newCommand();
+    const [read] = await readAll([target]);
+    expect(read?.props?.description).toBe("changed by hand");
   });
 });

@@ -14,7 +14,6 @@ import { DEFAULT_FIELDS, parseFields, wireFieldsToRead } from "../provider/gener
 import { type GenerateOptions, parseGenerateArgs } from "../provider/generate/options.js";
 import { printMembers, printString } from "../provider/generate/print.js";
 import { renderIndex, renderProject } from "../provider/generate/project.js";
-import { clientPath, listPath } from "../provider/generate/reads.js";
 import { ownClientIdOf, selectClients } from "../provider/generate/selection.js";
 import { CLIENT_SETTINGS_FIELDS, checkInputs } from "../provider/schema/index.js";
 import { REPO_ROOT } from "./support/installed-package.js";
@@ -157,20 +156,6 @@ describe("the fields", () => {
 
   it("default fields are all client fields of the schema", () => {
     for (const field of DEFAULT_FIELDS) expect(CLIENT_SETTINGS_FIELDS).toContain(field);
-  });
-});
-
-describe("the reads' paths", () => {
-  it("list a page of 100 with totals and only the fields asked for", () => {
-    expect(listPath(3, ["client_id", "name"], ["spa", "native"])).toBe(
-      "/clients?fields=client_id%2Cname&include_fields=true&page=3&per_page=100&include_totals=true&app_type=spa%2Cnative",
-    );
-  });
-
-  it("read one client with its id encoded", () => {
-    expect(clientPath("a/b", ["client_id"])).toBe(
-      "/clients/a%2Fb?fields=client_id&include_fields=true",
-    );
   });
 });
 

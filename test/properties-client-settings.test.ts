@@ -233,6 +233,7 @@ describe("ClientSettings check and the tenant API on generated valid inputs", ()
       fc.asyncProperty(validClientSettings().map(sameModeAsTarget), async (generated) => {
         const inputs = { ...generated, [NAME_KEY]: "generated", clientId: TARGET };
         h.api.store.putClient(original);
+        await h.newCommand();
         await h.clients.create(inputs);
         const live = fromWire("ClientSettings", h.api.store.getClient(TARGET) as WireClient);
         expect(notHeld(live, userFields(inputs), NEVER_NULL_IN_RESPONSE)).toEqual([]);

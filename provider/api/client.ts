@@ -26,6 +26,11 @@ export interface ApiRequest {
   readonly method: "GET" | "PUT" | "PATCH" | "DELETE";
   /** Relative to `/api/v2`, segments already encoded: `/clients/${encodeURIComponent(id)}`. */
   readonly path: string;
+  /**
+   * The query string, as name and value pairs; kept apart from `path` so that errors name the
+   * route (`GET /clients`) without a query that can run to hundreds of characters.
+   */
+  readonly params?: Readonly<Record<string, string>>;
   readonly body?: unknown;
   /**
    * Error statuses that are answers rather than failures for this call, e.g. 404 for "the event
@@ -130,6 +135,7 @@ export class TenantApiClient {
         const response = await this.http.request<T>({
           method: request.method,
           url: request.path,
+          params: request.params,
           data,
           headers: { authorization: `Bearer ${token}` },
           signal: context.signal,

@@ -13,20 +13,22 @@
  * @module
  */
 
-import { ADDON_KEY_MATERIAL, SECRET_FIELDS, writableFields } from "./fields.js";
+import type { DirectoryClient } from "../api/client-directory.js";
 import {
   type ClientSettingsField,
   checkInputs,
-  type DirectoryClient,
   fieldFromWire,
+  PUSH_PROVIDERS,
+  wireName,
+} from "../schema/index.js";
+import {
   itemSchema,
   memberSchema,
-  PUSH_PROVIDERS,
   propertiesOf,
   SCHEMAS,
   type SchemaNode,
-  wireName,
-} from "./package-imports.js";
+} from "../schema/kinds.js";
+import { ADDON_KEY_MATERIAL, SECRET_FIELDS, writableFields } from "./fields.js";
 
 /** One adopted client: the resource to declare. */
 export interface AdoptedClient {

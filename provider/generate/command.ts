@@ -8,11 +8,12 @@
 
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { resolveSettings } from "../config.js";
+import { TenantError } from "../errors.js";
 import { planProgram } from "./adopt.js";
 import { GenerateError, GenerateOutputError } from "./errors.js";
 import { wireFieldsToRead } from "./fields.js";
 import { parseGenerateArgs, USAGE } from "./options.js";
-import { resolveSettings, TenantError } from "./package-imports.js";
 import { type ProjectFiles, type ProjectVersions, renderProject } from "./project.js";
 import { readTenant } from "./reads.js";
 import { ownClientIdOf, selectClients } from "./selection.js";

@@ -8,20 +8,16 @@
  * @module
  */
 
-import { UnknownClientError } from "./errors.js";
 import {
-  CLIENT_PAGE_SIZE,
-  ClientDirectory,
-  type ClientDirectoryTransport,
-  type DirectoryClient,
-  type DirectoryPage,
   getTenantClient,
   type OperationContext,
-  pageCountOf,
   startOperation,
   type TenantApiClient,
-  type TenantSettings,
-} from "./package-imports.js";
+} from "../api/client.js";
+import { type DirectoryClient, type DirectoryPage, pageCountOf } from "../api/client-directory.js";
+import { clientDirectoryOf, clientListRequest } from "../api/client-gateway.js";
+import type { TenantSettings } from "../config.js";
+import { UnknownClientError } from "./errors.js";
 
 /** How errors of the command's calls name their origin. */
 const RESOURCE = "reading the tenant";
@@ -42,29 +38,6 @@ export interface TenantReads {
   readonly pushProvider: unknown;
 }
 
-/** `/clients?...` for one page of the list; the query in a fixed order. */
-export function listPath(
-  page: number,
-  fields: readonly string[],
-  appTypes: readonly string[] | undefined,
-): string {
-  const query = new URLSearchParams({
-    fields: fields.join(","),
-    include_fields: "true",
-    page: String(page),
-    per_page: String(CLIENT_PAGE_SIZE),
-    include_totals: "true",
-  });
-  if (appTypes !== undefined && appTypes.length > 0) query.set("app_type", appTypes.join(","));
-  return `/clients?${query}`;
-}
-
-/** `/clients/{id}?fields=...&include_fields=true`. */
-export function clientPath(id: string, fields: readonly string[]): string {
-  const query = new URLSearchParams({ fields: fields.join(","), include_fields: "true" });
-  return `/clients/${encodeURIComponent(id)}?${query}`;
-}
-
 /** Every call gets its own deadline: a large tenant is many calls, each bounded. */
 function context(settings: TenantSettings): OperationContext {
   return startOperation(settings, RESOURCE);
@@ -77,10 +50,12 @@ async function getPage(
   fields: readonly string[],
   appTypes?: readonly string[],
 ): Promise<DirectoryPage> {
-  const answer = await api.call<{ clients: DirectoryClient[]; total: number }>(context(settings), {
-    method: "GET",
-    path: listPath(page, fields, appTypes),
-  });
+  const filters =
+    appTypes !== undefined && appTypes.length > 0 ? { app_type: appTypes.join(",") } : {};
+  const answer = await api.call<DirectoryPage>(
+    context(settings),
+    clientListRequest(page, fields, { filters }),
+  );
   return { clients: answer.data.clients, total: answer.data.total };
 }
 
@@ -123,18 +98,7 @@ async function readIds(
   ids: readonly string[],
   fields: readonly string[],
 ): Promise<DirectoryClient[]> {
-  const transport: ClientDirectoryTransport<OperationContext> = {
-    getOne: async (id, wanted, ctx) => {
-      const answer = await api.call<DirectoryClient>(ctx, {
-        method: "GET",
-        path: clientPath(id, wanted),
-        accept: [404],
-      });
-      return answer.status === 404 ? undefined : answer.data;
-    },
-    listPage: (page, _perPage, wanted) => getPage(api, settings, page, wanted),
-  };
-  const directory = new ClientDirectory(transport);
+  const directory = clientDirectoryOf(api);
   const unique = [...new Set(ids)];
   const answers = await Promise.all(
     unique.map((id) => directory.get(id, fields, context(settings))),

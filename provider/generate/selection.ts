@@ -7,7 +7,8 @@
  * @module
  */
 
-import type { Credentials, DirectoryClient } from "./package-imports.js";
+import type { DirectoryClient } from "../api/client-directory.js";
+import type { Credentials } from "../config.js";
 
 /** What {@link selectClients} leaves out unless told otherwise. */
 export interface SelectionOptions {

@@ -1,5 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
-import { apiClientGateway, type ClientGateway, type WireClient } from "../api/client-gateway.js";
+import {
+  apiClientGateway,
+  type ClientGateway,
+  startClientReadPass,
+  type WireClient,
+} from "../api/client-gateway.js";
 import {
   fieldsToRead,
   planCreate,
@@ -94,6 +99,15 @@ export class ClientSettings extends pulumi.dynamic.Resource {
  */
 export class ClientSettingsProvider extends TenantProviderBase implements TenantProvider {
   protected readonly kind = KIND;
+
+  /**
+   * Also starts a new client read pass: the provider host configures once per command, and no
+   * read of this command may be served from what an earlier one fetched (docs/client-reads.md).
+   */
+  override configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+    startClientReadPass();
+    return super.configure(req);
+  }
 
   /**
    * Replaces on a new `clientId`; otherwise reports a change when a declared field differs from

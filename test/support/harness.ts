@@ -11,6 +11,12 @@ export interface Harness {
   readonly push: PushProviderSelectionProvider;
   readonly clients: ClientSettingsProvider;
   readonly streams: EventStreamDeletionProvider;
+  /**
+   * Plays the start of another command. Pulumi runs each command in a new provider process, so
+   * nothing one command read is served to the next: a test that changes the tenant out of band
+   * and then reads, as a later `refresh` would, calls this in between.
+   */
+  newCommand(): Promise<void>;
   /** Requests to the management API since the harness started (or the last `resetStats`). */
   apiCalls(): number;
   /** Requests by `METHOD /route` since the start. */
@@ -64,6 +70,7 @@ export async function startHarness(
     push,
     clients,
     streams,
+    newCommand: () => clients.configure({ config: stackConfig(config) }),
     apiCalls: () => api.stats().api,
     calls: (route) => api.stats().byRoute[route] ?? 0,
     stop: () => api.stop(),
