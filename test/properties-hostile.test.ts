@@ -23,8 +23,9 @@ beforeAll(async () => {
   h = await startHarness();
   original = h.api.store.getClient(TARGET) as WireClient;
 });
-afterEach(() => {
+afterEach(async () => {
   h.api.store.putClient(original);
+  await h.newCommand();
 });
 afterAll(async () => {
   await h.stop();

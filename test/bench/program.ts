@@ -25,8 +25,8 @@ export interface DeclaredClient {
 export interface BenchProgram {
   /** Writes the clients file: one ClientSettings per entry, named `client-<i>`. */
   declare(clients: readonly DeclaredClient[]): Promise<void>;
-  /** What every engine run of this program needs, against `api`. */
-  engineOptions(api: TenantApi): Omit<EngineOptions, "command">;
+  /** What every engine run of this program needs, against `api`, on the stack `stack`. */
+  engineOptions(api: TenantApi, stack: string): Omit<EngineOptions, "command">;
   remove(): Promise<void>;
 }
 
@@ -52,9 +52,9 @@ export async function installBenchProgram(): Promise<BenchProgram> {
           })),
         ),
       ),
-    engineOptions: (api) => ({
+    engineOptions: (api, stack) => ({
       cwd,
-      stack: "bench",
+      stack,
       stateDir: join(scratch, "state"),
       timeoutMs: 900_000,
       config: {

@@ -48,12 +48,19 @@ interface Target {
 
 interface Tenant {
   readonly api: TenantApi;
+  /** The stack that manages it: a stack per tenant, so no state carries over between them. */
+  readonly stack: string;
   readonly rate: number;
   /** The ids of the tenant's clients, in its order. */
   readonly ids: string[];
 }
 
-async function startTenant(clients: number, rate: number, burst: number): Promise<Tenant> {
+async function startTenant(
+  stack: string,
+  clients: number,
+  rate: number,
+  burst: number,
+): Promise<Tenant> {
   const probe = await startTenantApi({});
   const seeded = probe.store.snapshot().clients.length;
   await probe.stop();
@@ -61,7 +68,7 @@ async function startTenant(clients: number, rate: number, burst: number): Promis
     extraClients: clients - seeded,
     rateLimit: { rate, burst },
   });
-  return { api, rate, ids: api.store.snapshot().clients.map((c) => c.client_id) };
+  return { api, stack, rate, ids: api.store.snapshot().clients.map((c) => c.client_id) };
 }
 
 /** Runs one engine command against `tenant`, counting calls by route and reads per pass. */
@@ -82,7 +89,7 @@ async function measure(
   const passStarts: number[] = [];
   const started = Date.now();
   const result = await runEngine({
-    ...program.engineOptions(api),
+    ...program.engineOptions(api, tenant.stack),
     command,
     ...(options.previewOnly ? { previewOnly: true } : {}),
     onEvent: (event) => {
@@ -112,7 +119,7 @@ function readBound(managed: number, total: number): number {
 }
 
 async function scenarioA(program: BenchProgram): Promise<{ rows: Row[]; targets: Target[] }> {
-  const tenant = await startTenant(210, 10, 20);
+  const tenant = await startTenant("small", 210, 10, 20);
   try {
     const managed = tenant.ids.slice(0, 200);
     await program.declare(managed.map((id) => ({ clientId: id, description: `managed ${id}` })));
@@ -222,7 +229,7 @@ async function main(): Promise<void> {
     const a = await scenarioA(program);
     rows.push(...a.rows);
     targets.push(...a.targets);
-    const large = await startTenant(5000, 2, 10);
+    const large = await startTenant("large", 5000, 2, 10);
     try {
       for (const [managed, bound] of [
         [1000, 101],
