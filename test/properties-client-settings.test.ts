@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { matchesDeclared } from "../provider/plan/compare.js";
 import { NAME_KEY } from "../provider/resource-name.js";
 import {
@@ -13,7 +13,7 @@ import {
   SCHEMA_NODES,
   validClientSettings,
 } from "./support/arbitraries/index.js";
-import { type Harness, startHarness } from "./support/harness.js";
+import { type Harness, useFileHarness } from "./support/harness.js";
 import { PLATFORM_APP_TYPES } from "./support/platform.js";
 import { callApi, DEFAULT_SEED_IDS, fetchToken, type WireClient } from "./tenant-api/index.js";
 import { fromWire, toWire } from "./tenant-api/wire.js";
@@ -46,14 +46,10 @@ const NEVER_NULL_IN_RESPONSE = [
 
 type Inputs = Record<string, unknown>;
 
+const file = useFileHarness(TARGET);
 let h: Harness;
-let original: WireClient;
-beforeAll(async () => {
-  h = await startHarness();
-  original = h.api.store.getClient(TARGET) as WireClient;
-});
-afterAll(async () => {
-  await h.stop();
+beforeEach(() => {
+  h = file.h();
 });
 
 /** `thirdPartySecurityMode` can never change (docs/platform.md, "Rules across fields"): a valid input may only restate it. */
@@ -133,7 +129,7 @@ describe("ClientSettings check on generated invalid inputs", () => {
     await fc.assert(
       fc.asyncProperty(invalidClientSettings().filter(visibleOnTheWire), async (c) => {
         runs += 1;
-        h.api.store.putClient(original);
+        await file.reset();
         const answer = await callApi<{ errorCode?: string; message?: string }>(
           h.api,
           "PATCH",
@@ -147,7 +143,7 @@ describe("ClientSettings check on generated invalid inputs", () => {
       }),
       { seed: PROPERTY_SEED, numRuns: RUNS.apiInvalid },
     );
-    h.api.store.putClient(original);
+    await file.reset();
     expect(runs).toBe(RUNS.apiInvalid);
   });
 
@@ -176,7 +172,7 @@ describe("ClientSettings check and the tenant API on generated valid inputs", ()
         runs += 1;
         expect((await h.clients.check({}, inputs)).failures ?? []).toEqual([]);
         const body = toWire("ClientSettings", inputs);
-        h.api.store.putClient(original);
+        await file.reset();
         const answer = await callApi<Inputs>(h.api, "PATCH", `/api/v2/clients/${TARGET}`, {
           token,
           json: body,
@@ -186,7 +182,7 @@ describe("ClientSettings check and the tenant API on generated valid inputs", ()
       }),
       { seed: PROPERTY_SEED, numRuns: RUNS.valid },
     );
-    h.api.store.putClient(original);
+    await file.reset();
     expect(runs).toBe(RUNS.valid);
   });
 
@@ -232,15 +228,14 @@ describe("ClientSettings check and the tenant API on generated valid inputs", ()
     await fc.assert(
       fc.asyncProperty(validClientSettings().map(sameModeAsTarget), async (generated) => {
         const inputs = { ...generated, [NAME_KEY]: "generated", clientId: TARGET };
-        h.api.store.putClient(original);
-        await h.newCommand();
+        await file.reset();
         await h.clients.create(inputs);
         const live = fromWire("ClientSettings", h.api.store.getClient(TARGET) as WireClient);
         expect(notHeld(live, userFields(inputs), NEVER_NULL_IN_RESPONSE)).toEqual([]);
       }),
       { seed: PROPERTY_SEED, numRuns: RUNS.create },
     );
-    h.api.store.putClient(original);
+    await file.reset();
   });
 });
 

@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NAME_KEY } from "../provider/resource-name.js";
 import { checkInputs, MAX_DEPTH } from "../provider/schema/index.js";
-import { type Harness, startHarness } from "./support/harness.js";
-import { DEFAULT_SEED_IDS, type WireClient } from "./tenant-api/index.js";
+import { type Harness, useFileHarness } from "./support/harness.js";
+import { DEFAULT_SEED_IDS } from "./tenant-api/index.js";
 import { fromWire, toWire } from "./tenant-api/wire.js";
 
 /**
@@ -17,19 +17,12 @@ const MEGABYTE = 1_000_000;
 /** Generous for a 2-core machine; the work itself takes tens of milliseconds. */
 const QUICK_MS = 2000;
 
+const file = useFileHarness(TARGET);
 let h: Harness;
-let original: WireClient;
-beforeAll(async () => {
-  h = await startHarness();
-  original = h.api.store.getClient(TARGET) as WireClient;
+beforeEach(() => {
+  h = file.h();
 });
-afterEach(async () => {
-  h.api.store.putClient(original);
-  await h.newCommand();
-});
-afterAll(async () => {
-  await h.stop();
-});
+afterEach(() => file.reset());
 
 const client = (fields: Record<string, unknown>) => ({ clientId: TARGET, ...fields });
 const failuresOf = (fields: Record<string, unknown>) =>

@@ -64,7 +64,12 @@ export async function installBenchProgram(): Promise<BenchProgram> {
         "clients-from-data:file": { value: dataFile },
       },
       // Program type-checking (ts-node) is the program's cost, not the provider's: left out here.
-      env: { PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, PULUMI_NODEJS_TRANSPILE_ONLY: "true" },
+      // Diff runs one resource at a time, as for a user who has not opted into parallel diffs.
+      env: {
+        PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+        PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+        PULUMI_PARALLEL_DIFF: "false",
+      },
     }),
     remove: async () => {
       await rm(scratch, { recursive: true, force: true });

@@ -20,7 +20,7 @@
 import { pageCountOf } from "../../provider/api/client-directory.js";
 import { type EngineCommand, runEngine } from "../engine/index.js";
 import { startTenantApi, type TenantApi } from "../tenant-api/index.js";
-import { type BenchProgram, installBenchProgram, PASSPHRASE } from "./program.js";
+import { type BenchProgram, installBenchProgram } from "./program.js";
 
 const LIST = "GET /api/v2/clients";
 const GET = "GET /api/v2/clients/:id";

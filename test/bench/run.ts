@@ -22,8 +22,7 @@
  * Prints a table, checks the targets, and writes the figures as JSON (the path is printed).
  * Not part of `npm test`: speed is measured here, never asserted in timed tests.
  */
-import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
   type EngineCommand,
@@ -32,15 +31,14 @@ import {
   runEngine,
   stateFilePath,
 } from "../engine/index.js";
-import { installPackedPackage } from "../support/installed-package.js";
 import { startTenantApi } from "../tenant-api/index.js";
 import { newClientId, type SeedClient } from "../tenant-api/seed.js";
+import { type BenchProgram, installBenchProgram, PASSPHRASE } from "./program.js";
 
 const CLIENTS = 200;
 const RATE = 10;
 const BURST = 20;
 const DRIFTED = 10;
-const PASSPHRASE = "bench-passphrase";
 const REPO = resolve(__dirname, "..", "..");
 
 interface Figures {
@@ -87,12 +85,7 @@ function sum(values: Iterable<number>): number {
 async function main(): Promise<void> {
   const started = Date.now();
   process.stdout.write("Packing and installing the package into a fresh project...\n");
-  const project = await installPackedPackage(["typescript", "ts-node"]);
-  const program = join(project.dir, "program");
-  await mkdir(program);
-  for (const file of ["index.ts", "Pulumi.yaml", "package.json"]) {
-    await copyFile(join(REPO, "examples", "clients-from-data", file), join(program, file));
-  }
+  const program = await installBenchProgram();
   const all: Figures[] = [];
   const extras: Extras[] = [];
   try {
@@ -102,7 +95,7 @@ async function main(): Promise<void> {
       extras.push(extra);
     }
   } finally {
-    await project.remove();
+    await program.remove();
   }
   const outDir = join(REPO, ".bench");
   await mkdir(outDir, { recursive: true });
@@ -124,7 +117,7 @@ async function main(): Promise<void> {
 }
 
 async function runSequence(
-  program: string,
+  program: BenchProgram,
   parallel: number,
 ): Promise<{ figures: Figures[]; extra: Extras }> {
   const seeded = seedClients();
@@ -132,47 +125,21 @@ async function runSequence(
     seed: { clients: seeded },
     rateLimit: { rate: RATE, burst: BURST },
   });
-  const stateDir = await mkdtemp(join(tmpdir(), "tenant-bench-state-"));
-  const dataDir = await mkdtemp(join(tmpdir(), "tenant-bench-data-"));
-  const dataFile = join(dataDir, "clients.json");
+  const stack = `parallel-${parallel}`;
+  const options = program.engineOptions(api, stack);
   const writeData = (description: (i: number) => string) =>
-    writeFile(
-      dataFile,
-      JSON.stringify(
-        seeded.map((client, i) => ({
-          name: `client-${i}`,
-          clientId: client.client_id,
-          settings: { description: description(i) },
-        })),
-      ),
+    program.declare(
+      seeded.map((client, i) => ({
+        clientId: String(client.client_id),
+        description: description(i),
+      })),
     );
   const figures: Figures[] = [];
   let lastResult: EngineResult | undefined;
   const run = async (scenario: string, command: EngineCommand, previewOnly = false) => {
     api.resetStats();
     const t0 = Date.now();
-    const result = await runEngine({
-      command,
-      cwd: program,
-      stack: "bench",
-      stateDir,
-      parallel,
-      previewOnly,
-      timeoutMs: 300_000,
-      config: {
-        "tenant:domain": { value: api.domain },
-        "tenant:clientId": { value: api.clientId },
-        "tenant:clientSecret": { value: api.clientSecret, secret: true },
-        "clients-from-data:file": { value: dataFile },
-      },
-      // Program type-checking (ts-node) is the program's cost, not the provider's: left out here.
-      // Diff runs one resource at a time, as for a user who has not opted into parallel diffs.
-      env: {
-        PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
-        PULUMI_NODEJS_TRANSPILE_ONLY: "true",
-        PULUMI_PARALLEL_DIFF: "false",
-      },
-    });
+    const result = await runEngine({ ...options, command, parallel, previewOnly });
     const wallSeconds = (Date.now() - t0) / 1000;
     const stats = api.stats();
     const apiCalls = stats.api;
@@ -215,7 +182,7 @@ async function runSequence(
       if (live) api.store.putClient({ ...live, description: "changed out of band" });
     }
     await run(`4. refresh: ${DRIFTED} drifted`, "refresh");
-    const stateFile = stateFilePath(stateDir, "bench");
+    const stateFile = stateFilePath(options.stateDir ?? "", stack);
     const state = await readState(stateFile, { passphrase: PASSPHRASE });
     const resources = state.resources.filter((r) => r.type.includes("dynamic/tenant:"));
     const providerBytes = resources.map((r) =>
@@ -250,8 +217,6 @@ async function runSequence(
     };
   } finally {
     await api.stop();
-    await rm(stateDir, { recursive: true, force: true });
-    await rm(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -26,13 +26,21 @@ function sharedSalt(): Promise<string> {
   return salt;
 }
 
-/** One file resource of the `files` fixture (see its index.ts). */
+/** One file resource of the `files` fixture, as a test describes it in its `fixture:files` config. */
 export interface FileSpec {
   name: string;
+  /** Relative to `FIXTURE_DIR`; it is the resource's id, and a change replaces the resource. */
   path: string;
+  /**
+   * Literal content. `invalid:...` makes check fail; `diff-throws` makes diff throw; `hang` makes
+   * create wait forever (for a run killed in the middle of a create).
+   */
   content?: string;
+  /** Take the content from the computed `digest` output of the named file (unknown in preview). */
   contentFrom?: string;
+  /** Take the content from the secret config value `fixture:secret`. */
   secretContent?: boolean;
+  /** Have diff answer with `changes` undefined, so the engine compares inputs itself. */
   diffUnknown?: boolean;
   dependsOn?: string[];
   deleteBeforeReplace?: boolean;

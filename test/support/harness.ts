@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { afterEach, beforeEach } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { ClientSettingsProvider } from "../../provider/resources/client-settings.js";
 import { EventStreamDeletionProvider } from "../../provider/resources/event-stream-deletion.js";
 import { PushProviderSelectionProvider } from "../../provider/resources/push-provider-selection.js";
@@ -90,4 +90,43 @@ export function useHarnessPerTest(
   afterEach(async () => {
     await current()?.stop();
   });
+}
+
+/** What {@link useFileHarness} hands a test file. */
+export interface FileHarness {
+  /** The harness, once the file's first test has started. */
+  readonly h: () => Harness;
+  /**
+   * Puts the client back as seeded and starts a new command, as an out-of-band change between two
+   * commands would be followed by a new provider process.
+   */
+  reset(): Promise<void>;
+}
+
+/**
+ * One harness for a whole file whose tests all work on the client `clientId`: started before the
+ * first test, stopped after the last, with {@link FileHarness.reset} for the tests (and property
+ * runs) that must each meet the client as seeded.
+ */
+export function useFileHarness(clientId: string): FileHarness {
+  let harness: Harness | undefined;
+  let original: Record<string, unknown> | undefined;
+  const h = (): Harness => {
+    if (harness === undefined) throw new Error("the file's harness has not started yet");
+    return harness;
+  };
+  beforeAll(async () => {
+    harness = await startHarness();
+    original = harness.api.store.getClient(clientId) as Record<string, unknown> | undefined;
+  });
+  afterAll(async () => {
+    await harness?.stop();
+  });
+  return {
+    h,
+    reset: async () => {
+      if (original !== undefined) h().api.store.putClient(original as never);
+      await h().newCommand();
+    },
+  };
 }
