@@ -51,6 +51,25 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
   return done;
 }
 
+/**
+ * A limiter that has let one request out and heard its answer's rate-limit headers: `limit`,
+ * `remaining`, and a reset `resetIn` seconds from now.
+ */
+async function afterFirstAnswer(headers: {
+  limit: number;
+  remaining: number;
+  resetIn: number;
+}): Promise<TenantRateLimiter> {
+  const limiter = new TenantRateLimiter();
+  await limiter.acquire();
+  limiter.release({
+    limit: headers.limit,
+    remaining: headers.remaining,
+    reset: Date.now() / 1000 + headers.resetIn,
+  });
+  return limiter;
+}
+
 describe("TenantRateLimiter", () => {
   it("lets a single request out before any answer has told it the bucket size", async () => {
     const limiter = new TenantRateLimiter();
@@ -59,26 +78,20 @@ describe("TenantRateLimiter", () => {
   });
 
   it("lets out as many requests as the server says tokens remain", async () => {
-    const limiter = new TenantRateLimiter();
-    await limiter.acquire();
-    limiter.release({ limit: 20, remaining: 19, reset: Date.now() / 1000 + 1 });
+    const limiter = await afterFirstAnswer({ limit: 20, remaining: 19, resetIn: 1 });
     const burst = Array.from({ length: 19 }, () => limiter.acquire());
     expect(await settled(Promise.all(burst))).toBe(true);
     expect(await settled(limiter.acquire())).toBe(false);
   });
 
   it("learns the refill rate as a lower bound from the reset time", async () => {
-    const limiter = new TenantRateLimiter();
-    await limiter.acquire();
     // 20 tokens missing, full again in exactly 2 s: 10 tokens per second.
-    limiter.release({ limit: 20, remaining: 0, reset: Date.now() / 1000 + 2 });
+    const limiter = await afterFirstAnswer({ limit: 20, remaining: 0, resetIn: 2 });
     expect(limiter.state().rate).toBeCloseTo(10, 6);
   });
 
   it("keeps the largest lower bound, so a rounded-up reset does not slow it down", async () => {
-    const limiter = new TenantRateLimiter();
-    await limiter.acquire();
-    limiter.release({ limit: 20, remaining: 0, reset: Date.now() / 1000 + 2 });
+    const limiter = await afterFirstAnswer({ limit: 20, remaining: 0, resetIn: 2 });
     const next = limiter.acquire();
     await vi.advanceTimersByTimeAsync(200);
     await next;
@@ -87,9 +100,7 @@ describe("TenantRateLimiter", () => {
   });
 
   it("serves waiters first come, first served as tokens refill", async () => {
-    const limiter = new TenantRateLimiter();
-    await limiter.acquire();
-    limiter.release({ limit: 10, remaining: 0, reset: Date.now() / 1000 + 1 });
+    const limiter = await afterFirstAnswer({ limit: 10, remaining: 0, resetIn: 1 });
     const order: number[] = [];
     const waiting = [1, 2, 3].map((n) => limiter.acquire().then(() => order.push(n)));
     await vi.advanceTimersByTimeAsync(350);
@@ -98,9 +109,7 @@ describe("TenantRateLimiter", () => {
   });
 
   it("rejects a waiter whose signal aborts and lets the next one go", async () => {
-    const limiter = new TenantRateLimiter();
-    await limiter.acquire();
-    limiter.release({ limit: 10, remaining: 0, reset: Date.now() / 1000 + 1 });
+    const limiter = await afterFirstAnswer({ limit: 10, remaining: 0, resetIn: 1 });
     const controller = new AbortController();
     const first = limiter.acquire(controller.signal);
     const second = limiter.acquire();

@@ -469,22 +469,12 @@ export class Deployment implements MonitorHandler {
       }
     }
     const step = this.newStep(urn, req.type, op, op === "same" ? [] : changed);
-    const aso = req.additionalSecretOutputs;
     const entry = (id: string, outputs: PropertyMap): ResourceState => ({
-      urn,
-      type: req.type,
-      custom: true,
-      id,
-      ...(req.parent ? { parent: req.parent } : {}),
-      inputs,
-      outputs,
-      dependencies: req.dependencies,
+      ...stateEntry(urn, req, { id, inputs, outputs, provider }),
       ...(Object.keys(req.propertyDependencies).length > 0
         ? { propertyDependencies: req.propertyDependencies }
         : {}),
-      ...(aso.length > 0 ? { additionalSecretOutputs: aso } : {}),
       ...(req.ignoreChanges.length > 0 ? { ignoreChanges: req.ignoreChanges } : {}),
-      ...(provider ? { provider } : {}),
       ...(req.protect ? { protect: true } : {}),
       ...(req.retainOnDelete ? { retainOnDelete: true } : {}),
     });
@@ -526,7 +516,10 @@ export class Deployment implements MonitorHandler {
               stripSecretsMap(oldInputs),
             ),
           );
-          const outputs = markSecretOutputs(annotateSecrets(res.properties, inputs), aso);
+          const outputs = markSecretOutputs(
+            annotateSecrets(res.properties, inputs),
+            req.additionalSecretOutputs,
+          );
           const updated = entry(old.id ?? "", outputs);
           this.options.state.upsert(updated, old);
           await this.options.state.checkpoint();
@@ -542,7 +535,10 @@ export class Deployment implements MonitorHandler {
           host.create(ref, stripSecretsMap(inputs)),
         );
         if (!res.id) throw new Error("the provider returned no id from create");
-        const outputs = markSecretOutputs(annotateSecrets(res.properties, inputs), aso);
+        const outputs = markSecretOutputs(
+          annotateSecrets(res.properties, inputs),
+          req.additionalSecretOutputs,
+        );
         const next = entry(res.id, outputs);
         if (op === "replace" && old && !deleteBeforeReplace) {
           // Create-before-delete: the old resource stays in state, marked for the final deletes,
@@ -679,18 +675,7 @@ export class Deployment implements MonitorHandler {
           const provider = await this.defaultProvider();
           const props = stripSecretsMap(req.properties);
           const entry = (id: string, outputs: PropertyMap): ResourceState => ({
-            urn,
-            type: req.type,
-            custom: true,
-            id,
-            ...(req.parent ? { parent: req.parent } : {}),
-            inputs: req.properties,
-            outputs,
-            dependencies: req.dependencies,
-            ...(req.additionalSecretOutputs.length > 0
-              ? { additionalSecretOutputs: req.additionalSecretOutputs }
-              : {}),
-            ...(provider ? { provider } : {}),
+            ...stateEntry(urn, req, { id, inputs: req.properties, outputs, provider }),
             external: true,
           });
           const res = await this.pending(entry(req.id, {}), "reading", () =>
@@ -912,4 +897,34 @@ export class Deployment implements MonitorHandler {
     await this.deleteAll(this.options.state.all().filter((r) => !isProviderEntry(r)));
     this.dropUnusedProvider();
   }
+}
+
+/**
+ * What every state entry of a custom resource holds, whether it was registered or read: its
+ * identity, parent, values, dependencies, secret outputs and managing provider.
+ */
+function stateEntry(
+  urn: string,
+  req: {
+    readonly type: string;
+    readonly parent?: string | undefined;
+    readonly dependencies: string[];
+    readonly additionalSecretOutputs: string[];
+  },
+  values: { id: string; inputs: PropertyMap; outputs: PropertyMap; provider: string | undefined },
+): ResourceState {
+  return {
+    urn,
+    type: req.type,
+    custom: true,
+    id: values.id,
+    ...(req.parent ? { parent: req.parent } : {}),
+    inputs: values.inputs,
+    outputs: values.outputs,
+    dependencies: req.dependencies,
+    ...(req.additionalSecretOutputs.length > 0
+      ? { additionalSecretOutputs: req.additionalSecretOutputs }
+      : {}),
+    ...(values.provider ? { provider: values.provider } : {}),
+  };
 }
