@@ -6,14 +6,14 @@
  */
 
 import { describe, expect, it } from "vitest";
+import { ClientDirectory } from "../provider/api/client-directory.js";
 import {
   CLIENT_PAGE_SIZE,
-  ClientDirectory,
   type DirectoryClient,
   pageCountOf,
   shouldListRemainingPages,
   singleGetBudget,
-} from "../provider/api/client-directory.js";
+} from "../provider/api/client-read-policy.js";
 import {
   SimulatedTenant,
   type SimulatedTenantOptions,

@@ -9,13 +9,13 @@
  */
 
 import type { ApiRequest, OperationContext, TenantApiClient } from "./client.js";
+import { ClientDirectory } from "./client-directory.js";
 import {
   CLIENT_PAGE_SIZE,
-  ClientDirectory,
   type ClientDirectoryTransport,
   type DirectoryClient,
   type DirectoryPage,
-} from "./client-directory.js";
+} from "./client-read-policy.js";
 
 /** A client as the API spells it: `client_id`, `jwt_configuration`, ... */
 export type WireClient = Record<string, unknown>;

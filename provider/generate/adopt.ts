@@ -13,7 +13,7 @@
  * @module
  */
 
-import type { DirectoryClient } from "../api/client-directory.js";
+import type { DirectoryClient } from "../api/client-read-policy.js";
 import {
   type ClientSettingsField,
   checkInputs,

@@ -14,8 +14,12 @@ import {
   startOperation,
   type TenantApiClient,
 } from "../api/client.js";
-import { type DirectoryClient, type DirectoryPage, pageCountOf } from "../api/client-directory.js";
 import { clientDirectoryOf, clientListRequest } from "../api/client-gateway.js";
+import {
+  type DirectoryClient,
+  type DirectoryPage,
+  pageCountOf,
+} from "../api/client-read-policy.js";
 import type { TenantSettings } from "../config.js";
 import { UnknownClientError } from "./errors.js";
 

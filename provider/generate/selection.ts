@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { DirectoryClient } from "../api/client-directory.js";
+import type { DirectoryClient } from "../api/client-read-policy.js";
 import type { Credentials } from "../config.js";
 
 /** What {@link selectClients} leaves out unless told otherwise. */

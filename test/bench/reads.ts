@@ -17,7 +17,7 @@
  *
  * Prints a table and the targets; exits non-zero when a target is not met.
  */
-import { pageCountOf } from "../../provider/api/client-directory.js";
+import { pageCountOf } from "../../provider/api/client-read-policy.js";
 import { type EngineCommand, runEngine } from "../engine/index.js";
 import { startTenantApi, type TenantApi } from "../tenant-api/index.js";
 import { type BenchProgram, installBenchProgram } from "./program.js";

@@ -10,7 +10,7 @@ import type {
   ClientDirectoryTransport,
   DirectoryClient,
   DirectoryPage,
-} from "../../provider/api/client-directory.js";
+} from "../../provider/api/client-read-policy.js";
 import { clientAsAnswered, type WireClient } from "../tenant-api/clients.js";
 import { generatedClients } from "../tenant-api/seed.js";
 
