@@ -24,7 +24,7 @@ const FIELDS = ["callbacks", "name"];
 /** Five clients of a 5,000-client tenant, none on page 0: the worst case for five reads. */
 const FIVE_OFF_PAGE_0 = [100, 1234, 2500, 3999, 4999];
 
-/** The most calls a pass may make for `n` reads of a `t`-client tenant (issue 12). */
+/** The most calls a pass may make for `n` reads of a `t`-client tenant (docs/client-reads.md). */
 function bound(n: number, t: number): number {
   return 2 * Math.min(n, Math.ceil(t / 100)) + 1;
 }

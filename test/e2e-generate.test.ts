@@ -1,5 +1,5 @@
 /**
- * The promise of `pulumi-tenant generate` (issue 14), end to end, as a user meets it: the packed
+ * The promise of `pulumi-tenant generate`, end to end, as a user meets it: the packed
  * package installed in a fresh project, its `pulumi-tenant` command run with read-only
  * credentials, and the generated project run through Pulumi's own runtime and dynamic-provider
  * host (the engine stand-in). For the generated project, `preview` shows only creates, `up`

@@ -1,5 +1,5 @@
 /**
- * `pulumi-tenant generate` without a server (issue 14): the command line, which clients are
+ * `pulumi-tenant generate` without a server: the command line, which clients are
  * adopted and under which names, what each declares (camelCase through the schema, nested objects
  * as the tenant holds them, secrets and undeclarable values left out), and the printed project
  * (formatted as Biome formats it, deterministic, free of secrets). The end-to-end promise is in

@@ -277,7 +277,7 @@ describe("401 for a token that is missing, malformed, expired or wrongly signed 
   });
 });
 
-describe("403 naming the missing scope (spec 5 rule 2, DESIGN.md 8)", () => {
+describe("403 naming the missing scope", () => {
   const forbidden = (scope: string) =>
     errorBody(403, "insufficient_scope", `Insufficient scope, expected any of: ${scope}`);
   let readOnly: string;

@@ -1,5 +1,5 @@
 /**
- * The client list `GET /api/v2/clients` of the local tenant API (issue 12, README "Client list"):
+ * The client list `GET /api/v2/clients` of the local tenant API (test/tenant-api/README.md, "Client list"):
  * paging, totals, field selection, filters, key material, query refusals, and the rate limit,
  * counters and faults it shares with every route; the generated clients of large test tenants.
  */

@@ -27,7 +27,7 @@ import type {
 } from "./client-read-policy.js";
 
 /**
- * Every client read of one tenant in one provider process (issue 12): the ClientSettings gateway
+ * Every client read of one tenant in one provider process: the ClientSettings gateway
  * calls {@link ClientDirectory.get} where it used to call `GET /clients/{id}`, and
  * {@link ClientDirectory.remember} with every PATCH answer.
  *

@@ -3,7 +3,7 @@
  * limited to 2 requests per second, run as a user runs it (the built command in dist, as a child
  * process, with read-only credentials from the environment).
  *
- * Target (issue 14): wall time at most 1.15 x the floor, the floor being the list pages needed
+ * Target: wall time at most 1.15 x the floor, the floor being the list pages needed
  * divided by the rate (ceil(clients / 100) / 2 s). Prints one table line and exits 1 when the
  * target is missed or the run fails. Not part of `npm test`: speed is measured here only.
  */

@@ -1,6 +1,6 @@
 /**
  * The query strings of the client reads: `GET /api/v2/clients/{id}` (`fields`, `include_fields`)
- * and the client list `GET /api/v2/clients` (those two plus paging, totals and filters, issue 12).
+ * and the client list `GET /api/v2/clients` (those two plus paging, totals and filters).
  *
  * Every failure is collected, not only the first, and answered as one 400 `invalid_query_string`:
  * `Query validation error: per_page: must be at most 100 (got "101"); foo: unknown parameter`.

@@ -210,7 +210,7 @@ export function payloadValidationMessage(failures: readonly PathFailure[]): stri
 
 /**
  * Fields the platform answers only to a caller whose token has `read:client_keys` or
- * `read:client_credentials`, whether one client is read or a list (issue 12).
+ * `read:client_credentials`, whether one client is read or a list.
  */
 export const KEY_MATERIAL_FIELDS: readonly string[] = [
   "client_secret",
