@@ -1,8 +1,10 @@
+import * as pulumi from "@pulumi/pulumi";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ClientSettingsProvider } from "../provider/resources/client-settings.js";
 import { EventStreamDeletionProvider } from "../provider/resources/event-stream-deletion.js";
 import type { Props } from "../provider/resources/provider-base.js";
 import { PushProviderSelectionProvider } from "../provider/resources/push-provider-selection.js";
+import { connectionInput } from "../provider/resources/registration.js";
 import { stackConfig } from "./support/harness.js";
 import { startTenantApi, type TenantApi } from "./tenant-api/index.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
@@ -61,6 +63,25 @@ const inputs = {
     tenant: connection(api, as),
   }),
 };
+
+describe("the tenant input as a resource registers it", () => {
+  it("makes the credentials secret even when they are given as plain strings", async () => {
+    const registered = connectionInput({ domain: "acme.tenants.example", apiToken: "plain-token" });
+    expect(await pulumi.isSecret(registered?.apiToken as pulumi.Output<string>)).toBe(true);
+    const client = connectionInput({
+      domain: "acme.tenants.example",
+      clientId: "cid",
+      clientSecret: "plain-secret",
+    });
+    expect(await pulumi.isSecret(client?.clientSecret as pulumi.Output<string>)).toBe(true);
+  });
+
+  it("keeps the domain and the client id as given, so previews show them", () => {
+    expect(
+      connectionInput({ domain: "acme.tenants.example", clientId: "cid", clientSecret: "s" }),
+    ).toMatchObject({ domain: "acme.tenants.example", clientId: "cid" });
+  });
+});
 
 describe("operations with a tenant input", () => {
   it("create in the tenant the input names, not the stack config's, and keep the connection in the outputs", async () => {
