@@ -111,12 +111,6 @@ describe("the tenant client registry", () => {
       { provider: "sns" },
       { provider: "sns" },
     ]);
-    console.log(
-      "STATE",
-      JSON.stringify((idleClient as any).http.defaults.adapter ? "" : ""),
-      busy.seen.length,
-      idle.seen.length,
-    );
     expect(busySettled).toBe(false);
     expect(busy.seen).toHaveLength(1);
 
