@@ -133,26 +133,30 @@ describe("the multi-tenant example through Pulumi's runtime", () => {
     expect(t.api.staging.stats().api).toBeGreaterThan(RATE_LIMITS.staging.burst);
   });
 
-  it("stores each resource's connection, the credentials encrypted and the domain shown", async () => {
+  it("stores each resource's connection, the credentials encrypted and the domain shown, through a refresh", async () => {
     const t = await startTenants();
     await succeeds(t.run("up"));
-    const state = await readState(stateFilePath(t.stack.stateDir, t.stack.stack), {
-      passphrase: PASSPHRASE,
-    });
-    expect(state.resources).toHaveLength(6);
-    for (const resource of state.resources) {
-      const environment = resource.name.split("-")[0] as Environment;
-      const api = t.api[environment];
-      expect(resource.outputs.tenant).toEqual({
-        domain: api.domain,
-        clientId: api.clientId,
-        clientSecret: api.clientSecret,
-      });
-      expect(resource.secretPaths).toEqual(
-        expect.arrayContaining(["inputs.tenant.clientSecret", "outputs.tenant.clientSecret"]),
-      );
-      expect(resource.secretPaths).not.toContain("outputs.tenant.domain");
-      expect(resource.secretPaths).not.toContain("inputs.tenant.domain");
+    const stateFile = stateFilePath(t.stack.stateDir, t.stack.stack);
+    const afterUp = await readState(stateFile, { passphrase: PASSPHRASE });
+    await succeeds(t.run("refresh", { skipPreview: true }));
+    const afterRefresh = await readState(stateFile, { passphrase: PASSPHRASE });
+
+    for (const state of [afterUp, afterRefresh]) {
+      expect(state.resources).toHaveLength(6);
+      for (const resource of state.resources) {
+        const environment = resource.name.split("-")[0] as Environment;
+        const api = t.api[environment];
+        expect(resource.outputs.tenant).toEqual({
+          domain: api.domain,
+          clientId: api.clientId,
+          clientSecret: api.clientSecret,
+        });
+        expect(resource.secretPaths).toEqual(
+          expect.arrayContaining(["inputs.tenant.clientSecret", "outputs.tenant.clientSecret"]),
+        );
+        expect(resource.secretPaths).not.toContain("outputs.tenant.domain");
+        expect(resource.secretPaths).not.toContain("inputs.tenant.domain");
+      }
     }
   });
 
