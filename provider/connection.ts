@@ -164,10 +164,8 @@ export function isLoopbackHost(hostname: string): boolean {
 /** A value as the rules see it: absent, a usable string, or given but not checkable. */
 type Given =
   | { readonly kind: "absent" }
-  | { readonly kind: "text"; readonly text: string }
-  | {
-      readonly kind: "opaque";
-    };
+  | { readonly kind: "opaque" }
+  | { readonly kind: "text"; readonly text: string };
 
 function given(value: unknown): Given {
   if (value === undefined || value === null) return { kind: "absent" };

@@ -101,6 +101,12 @@ describe("check of the tenant input", () => {
     ]);
   });
 
+  it("refuses a tenant that is not an object once, by its type", () => {
+    expect(failuresOf("acme.tenants.example")).toEqual([
+      { property: "tenant", reason: "must be an object (got string)" },
+    ]);
+  });
+
   it("does not check values that are unknown during a preview", () => {
     expect(failuresOf({ domain: UNKNOWN, clientId: "cid", clientSecret: UNKNOWN })).toEqual([]);
     expect(failuresOf(UNKNOWN)).toEqual([]);

@@ -7,13 +7,13 @@
 
 import type * as pulumi from "@pulumi/pulumi";
 import type { ErrorObject } from "ajv";
-import { connectionProblems, connectionValues, TENANT_INPUT_NAMING } from "../connection.js";
+import { connectionProblems, TENANT_INPUT_NAMING } from "../connection.js";
+import { isPlainObject } from "../json.js";
 import { type PathFailure, toFailures } from "./check-failures.js";
 import { SENSITIVE_CLIENT_FIELDS } from "./client-settings.js";
 import { postLoginPromptFailure } from "./cross-field.js";
 import type { ResourceKind } from "./kinds.js";
 import { SENSITIVE_CONNECTION_SETTINGS, TENANT_KEY } from "./tenant-connection.js";
-import { isUnknown } from "./unknown.js";
 import { ajvErrors } from "./validate.js";
 
 /** What {@link checkInputs} returns: Pulumi's own check result, with both members present. */
@@ -48,14 +48,14 @@ function isCredentialsChoice(error: ErrorObject): boolean {
 
 /**
  * The failures of the rules every connection follows (`connection.ts`), named as the `tenant`
- * input's members, when the resource has one; unknown values are not checked. A rule broken at a
+ * input's members, when the resource has one; unknown values (during a preview) are not checked. A rule broken at a
  * path that already has a failure adds nothing (one failure per mistake).
  */
 function connectionFailures(tenant: unknown, found: readonly PathFailure[]): PathFailure[] {
-  const values = connectionValues(tenant);
-  if (values === undefined || isUnknown(tenant)) return [];
+  // Not an object (nor unknown): the schema's type failure says it all.
+  if (!isPlainObject(tenant)) return [];
   const taken = new Set(found.map(({ path }) => path));
-  return connectionProblems(values, TENANT_INPUT_NAMING)
+  return connectionProblems(tenant, TENANT_INPUT_NAMING)
     .map(({ setting, message }) => ({
       path: setting === undefined ? TENANT_KEY : `${TENANT_KEY}.${setting}`,
       reason: message,
