@@ -70,6 +70,10 @@ async function startTenants(): Promise<Tenants> {
   undo(() => stack.stop());
   const production = await startTenantApi({ rateLimit: RATE_LIMITS.production });
   undo(() => production.stop());
+  // The two tenants start from the same seed (same client ids): make their portals differ, so
+  // that a read served from the wrong tenant would restore the wrong description on destroy.
+  const portal = production.store.getClient(PORTAL);
+  production.store.putClient({ ...portal, description: "Production customer portal" } as never);
   const api = { staging: stack.api, production };
   const tenants: Tenants = {
     stack,
