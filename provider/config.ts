@@ -1,4 +1,16 @@
+import {
+  type Connection,
+  type ConnectionNaming,
+  type ConnectionValues,
+  connectionValues,
+  originOf,
+  resolveConnection,
+  TENANT_INPUT_NAMING,
+} from "./connection.js";
 import { TenantConfigError } from "./errors.js";
+import { CONNECTION_SETTINGS } from "./schema/tenant-connection.js";
+
+export type { Credentials } from "./connection.js";
 
 /**
  * Where settings come from: the stack config the engine hands to the provider's `configure`
@@ -9,29 +21,16 @@ export interface ConfigSource {
   get(key: string): string | undefined;
 }
 
-/** How the provider authenticates to the tenant management API. */
-export type Credentials =
-  | { readonly kind: "apiToken"; readonly token: string }
-  | {
-      readonly kind: "clientCredentials";
-      readonly clientId: string;
-      readonly clientSecret: string;
-      readonly audience: string;
-      readonly tokenUrl: string;
-    };
-
-/** Everything the API client needs to reach one tenant. */
-export interface TenantSettings {
-  /** `https://host[:port]` (or `http://` for a loopback host). */
-  readonly origin: string;
-  /** `${origin}/api/v2`: every API path is relative to it. */
-  readonly baseUrl: string;
-  readonly credentials: Credentials;
+/** The bounds on time, which come from the stack config whichever way the tenant is given. */
+export interface Timeouts {
   /** Bound on a single HTTP attempt. */
   readonly requestTimeoutMs: number;
   /** Bound on a whole provider operation, retries and rate-limit waits included. */
   readonly operationTimeoutMs: number;
 }
+
+/** Everything the API client needs to reach one tenant. */
+export interface TenantSettings extends Connection, Timeouts {}
 
 /** The stack config keys and their environment fallbacks, in one place for the docs and errors. */
 export const CONFIG_KEYS = {
@@ -61,58 +60,55 @@ const HOW_TO_CONFIGURE =
   "e.g. `pulumi config set tenant:domain acme.tenants.example` and " +
   "`pulumi config set --secret tenant:clientSecret ...`";
 
+/** The stack config keys of the connection, for the messages of the stack config path. */
+export const STACK_CONFIG_NAMING: ConnectionNaming = {
+  names: Object.fromEntries(
+    CONNECTION_SETTINGS.map((setting) => [setting, CONFIG_KEYS[setting].key]),
+  ) as ConnectionNaming["names"],
+  howTo: HOW_TO_CONFIGURE,
+};
+
+/** Reads one setting: stack config first, environment second (blank values are not set). */
+function reader(config: ConfigSource | undefined, env: NodeJS.ProcessEnv) {
+  return (name: keyof typeof CONFIG_KEYS): string | undefined => {
+    const { key, env: envName } = CONFIG_KEYS[name];
+    const value = config?.get(key) ?? env[envName];
+    return value === undefined || value.trim() === "" ? undefined : value.trim();
+  };
+}
+
 /**
  * Reads the tenant settings: stack config first, environment second. Empty strings count as
- * unset, so `TENANT_API_TOKEN=` in a CI job does not shadow the client credentials.
+ * unset, so `TENANT_API_TOKEN=` in a CI job does not shadow the client credentials. The rules are
+ * those of every connection (`connection.ts`), named as stack config keys.
  *
  * @throws {TenantConfigError} when the domain or the credentials are missing, when the domain is
  *   not a host or an origin, or when it asks for plain `http://` to a host that is not loopback
- *   (a bearer token must never cross a network unencrypted).
+ *   (a bearer token must never cross a network unencrypted); when a timeout is not a positive
+ *   number.
  */
 export function resolveSettings(
   config: ConfigSource | undefined,
   env: NodeJS.ProcessEnv = process.env,
 ): TenantSettings {
-  const read = (name: keyof typeof CONFIG_KEYS): string | undefined => {
-    const { key, env: envName } = CONFIG_KEYS[name];
-    const value = config?.get(key) ?? env[envName];
-    return value === undefined || value.trim() === "" ? undefined : value.trim();
-  };
+  const read = reader(config, env);
+  const values: ConnectionValues = Object.fromEntries(
+    CONNECTION_SETTINGS.map((setting) => [setting, read(setting)]),
+  );
+  return { ...resolveConnection(values, STACK_CONFIG_NAMING), ...resolveTimeouts(config, env) };
+}
 
-  const domain = read("domain");
-  if (!domain) {
-    throw new TenantConfigError(`pulumi-tenant is not configured: ${HOW_TO_CONFIGURE}`);
-  }
-  const origin = parseDomain(domain);
-  const baseUrl = `${origin}/api/v2`;
-
-  const apiToken = read("apiToken");
-  const clientId = read("clientId");
-  const clientSecret = read("clientSecret");
-  let credentials: Credentials;
-  if (apiToken) {
-    credentials = { kind: "apiToken", token: apiToken };
-  } else if (clientId && clientSecret) {
-    credentials = {
-      kind: "clientCredentials",
-      clientId,
-      clientSecret,
-      audience: read("audience") ?? `${baseUrl}/`,
-      tokenUrl: `${origin}/oauth/token`,
-    };
-  } else if (clientId || clientSecret) {
-    const missing = clientId ? "tenant:clientSecret" : "tenant:clientId";
-    throw new TenantConfigError(
-      `pulumi-tenant has incomplete client credentials: ${missing} is missing; ${HOW_TO_CONFIGURE}`,
-    );
-  } else {
-    throw new TenantConfigError(`pulumi-tenant has no credentials: ${HOW_TO_CONFIGURE}`);
-  }
-
+/**
+ * The timeouts from stack config and environment, defaults where unset.
+ *
+ * @throws {TenantConfigError} when one is not a positive number of seconds.
+ */
+export function resolveTimeouts(
+  config: ConfigSource | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Timeouts {
+  const read = reader(config, env);
   return {
-    origin,
-    baseUrl,
-    credentials,
     requestTimeoutMs: readSeconds(
       "requestTimeout",
       read("requestTimeout"),
@@ -142,56 +138,22 @@ function readSeconds(
 }
 
 /**
- * `acme.tenants.example` means `https://acme.tenants.example`; a value with a scheme is taken as
- * an origin. Paths are refused rather than guessed at: `https://host/api/v2` would otherwise
- * become `https://host/api/v2/api/v2`.
+ * The origin of `tenant:domain`; see {@link originOf}.
+ *
+ * @throws {TenantConfigError} when it is not a host or an origin, or is plain `http://` to a host
+ *   that is not loopback.
  */
 export function parseDomain(domain: string): string {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(domain) ? domain : `https://${domain}`;
-  let url: URL;
-  try {
-    url = new URL(withScheme);
-  } catch {
-    throw new TenantConfigError(
-      `tenant:domain "${domain}" is not a host name or an https:// origin`,
-    );
-  }
-  if (url.pathname !== "/" || url.search !== "" || url.hash !== "" || url.username !== "") {
-    throw new TenantConfigError(
-      `tenant:domain "${domain}" must be a host (acme.tenants.example) or an origin ` +
-        `(https://acme.tenants.example), without a path, query or credentials`,
-    );
-  }
-  if (url.protocol === "http:") {
-    if (!isLoopbackHost(url.hostname)) {
-      throw new TenantConfigError(
-        `tenant:domain "${domain}" uses plain http:// to a host that is not loopback; ` +
-          "the management API must be reached over https:// (http:// is accepted only for " +
-          "127.0.0.0/8, ::1 and localhost, i.e. the local tenant API)",
-      );
-    }
-  } else if (url.protocol !== "https:") {
-    throw new TenantConfigError(
-      `tenant:domain "${domain}" has the scheme ${url.protocol.slice(0, -1)}; use https://`,
-    );
-  }
-  return url.origin;
+  const parsed = originOf(domain, CONFIG_KEYS.domain.key);
+  if ("message" in parsed) throw new TenantConfigError(parsed.message);
+  return parsed.origin;
 }
 
-/** True for `localhost`, any 127.0.0.0/8 address and `::1`. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  if (host === "localhost" || host === "::1") return true;
-  const octets = host.split(".");
-  return (
-    octets.length === 4 &&
-    octets[0] === "127" &&
-    octets.every((o) => /^\d{1,3}$/.test(o) && Number(o) <= 255)
-  );
-}
+export { isLoopbackHost } from "./connection.js";
 
 let configSource: ConfigSource | undefined;
 let cachedSettings: TenantSettings | undefined;
+let cachedTimeouts: Timeouts | undefined;
 
 /**
  * Remembers the stack config the engine passed to a provider's `configure`. Synchronous on
@@ -201,6 +163,7 @@ let cachedSettings: TenantSettings | undefined;
 export function useStackConfig(config: ConfigSource | undefined): void {
   configSource = config;
   cachedSettings = undefined;
+  cachedTimeouts = undefined;
 }
 
 /**
@@ -212,4 +175,31 @@ export function useStackConfig(config: ConfigSource | undefined): void {
 export function currentSettings(): TenantSettings {
   cachedSettings ??= resolveSettings(configSource);
   return cachedSettings;
+}
+
+/**
+ * The settings of an operation on a resource whose `tenant` input is `tenant`: that connection
+ * with the timeouts of the stack config, or, when the resource has no `tenant` input, the
+ * settings of the stack config ({@link currentSettings}).
+ *
+ * @throws {TenantConfigError} when the connection breaks a rule (naming `tenant.domain`, ...) or
+ *   the stack config is incomplete.
+ */
+export function settingsFor(tenant: unknown): TenantSettings {
+  const values = connectionValues(tenant);
+  if (values === undefined) return currentSettings();
+  cachedTimeouts ??= resolveTimeouts(configSource);
+  return { ...resolveConnection(values, TENANT_INPUT_NAMING), ...cachedTimeouts };
+}
+
+/**
+ * The origin of the stack config's domain, or undefined when it is not set or not valid. Needs no
+ * credentials: diff uses it to tell whether a resource moves between the stack config's tenant
+ * and a `tenant` input.
+ */
+export function configuredOrigin(): string | undefined {
+  const domain = reader(configSource, process.env)("domain");
+  if (domain === undefined) return undefined;
+  const parsed = originOf(domain, CONFIG_KEYS.domain.key);
+  return "origin" in parsed ? parsed.origin : undefined;
 }

@@ -7,7 +7,8 @@
  *
  * Configure the tenant with stack config (`tenant:domain`, and `tenant:apiToken` or
  * `tenant:clientId` + `tenant:clientSecret`, secrets with `--secret`) or the `TENANT_*`
- * environment variables.
+ * environment variables; or give a resource its own tenant with its `tenant` input
+ * ({@link TenantConnectionArgs}), so that one program manages several tenants.
  *
  * @module
  */
@@ -43,9 +44,11 @@ export {
   type PushProviderSelectionArgs,
   PushProviderSelectionProvider,
 } from "./resources/push-provider-selection.js";
+export type { TenantConnectionArgs } from "./resources/registration.js";
 export type {
   ClientSettingsField,
   ClientSettingsInputs,
   EventStreamDeletionInputs,
   PushProviderSelectionInputs,
+  TenantConnection,
 } from "./schema/index.js";

@@ -1,4 +1,10 @@
+import type * as pulumi from "@pulumi/pulumi";
 import { describe, expectTypeOf, it } from "vitest";
+import type {
+  ClientSettingsArgs,
+  EventStreamDeletionArgs,
+  PushProviderSelectionArgs,
+} from "../provider/index.js";
 import type {
   APP_TYPES,
   CLIENT_SETTINGS_FIELDS,
@@ -132,5 +138,31 @@ describe("the exported lists", () => {
 
   it("type the unknown placeholder as its literal", () => {
     expectTypeOf<typeof UNKNOWN>().toEqualTypeOf<"04da6b54-80e4-46f7-96ec-b56ff0331ba9">();
+  });
+});
+
+describe("the tenant input", () => {
+  type Tenant = NonNullable<ClientSettingsArgs["tenant"]>;
+  const output = {} as pulumi.Output<string>;
+
+  it("takes a domain with an API token, or with a client id and secret, each an Input", () => {
+    expectTypeOf({ domain: "a.example", apiToken: output }).toExtend<Tenant>();
+    expectTypeOf({ domain: output, clientId: "c", clientSecret: output }).toExtend<Tenant>();
+    expectTypeOf({
+      domain: "a",
+      clientId: "c",
+      clientSecret: "s",
+      audience: "x",
+    }).toExtend<Tenant>();
+  });
+
+  it("refuses a connection without credentials or with half of them", () => {
+    expectTypeOf({ domain: "a.example" }).not.toExtend<Tenant>();
+    expectTypeOf({ domain: "a.example", clientId: "c" }).not.toExtend<Tenant>();
+  });
+
+  it("is the same type on every resource", () => {
+    expectTypeOf<NonNullable<PushProviderSelectionArgs["tenant"]>>().toEqualTypeOf<Tenant>();
+    expectTypeOf<NonNullable<EventStreamDeletionArgs["tenant"]>>().toEqualTypeOf<Tenant>();
   });
 });

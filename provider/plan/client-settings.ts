@@ -26,6 +26,7 @@ import {
   type WireFields,
 } from "./client-fields.js";
 import { project } from "./compare.js";
+import { connectionOutput } from "./connection.js";
 
 const MODE = "third_party_security_mode";
 const REQUIRE_BEHAVIOR = "organization_require_behavior";
@@ -186,12 +187,16 @@ function plan(
 }
 
 /**
- * The outputs: the resource's name and client, the prior values, and each declared field as the
- * client reports it, cut down to the keys the program declares (so that a refresh shows drift
- * only in what the program manages), in the user's spelling.
+ * The outputs: the resource's name, client and connection, the prior values, and each declared
+ * field as the client reports it, cut down to the keys the program declares (so that a refresh
+ * shows drift only in what the program manages), in the user's spelling.
  */
 function outputs(props: Props, wanted: WireFields, prior: WireFields, client: WireFields): Props {
-  const outs: Props = { [NAME_KEY]: props[NAME_KEY], clientId: props.clientId };
+  const outs: Props = {
+    [NAME_KEY]: props[NAME_KEY],
+    clientId: props.clientId,
+    ...connectionOutput(props),
+  };
   outs.prior = storePrior(prior);
   for (const { field, wire } of fieldsOf(wanted)) {
     outs[field] = reportedValue(wire, project(client[wire], wanted[wire]));

@@ -14,22 +14,32 @@ import {
   planUpdate,
   updateNeedsLive,
 } from "../plan/client-settings.js";
+import { withConnectionChange } from "../plan/connection.js";
 import { describeResource, NAME_KEY } from "../resource-name.js";
 import {
   type ClientSettingsField,
   type ClientSettingsInputs,
   SENSITIVE_CLIENT_FIELDS,
+  TENANT_KEY,
 } from "../schema/index.js";
 import { type Props, type TenantProvider, TenantProviderBase } from "./provider-base.js";
-import { shimFor, withSecretOutputs } from "./registration.js";
-import { concerning, runOperation } from "./run-operation.js";
+import {
+  connectionInput,
+  shimFor,
+  type TenantConnectionArgs,
+  withSecretOutputs,
+} from "./registration.js";
+import { concerning, runOperation, target } from "./run-operation.js";
 
 const KIND = "ClientSettings";
 
-/** The inputs of {@link ClientSettings}, each of which may be an Output. */
+/**
+ * The inputs of {@link ClientSettings}, each of which may be an Output, and the tenant the client
+ * is in (default: the stack config's).
+ */
 export type ClientSettingsArgs = {
   [K in keyof ClientSettingsInputs]: pulumi.Input<ClientSettingsInputs[K]>;
-};
+} & { readonly tenant?: TenantConnectionArgs };
 
 /**
  * The outputs: each field the program declares, as the tenant last reported it. A field the program
@@ -64,6 +74,8 @@ export type ClientSettingsOutputs = {
  * and a declared value that differs from the live one fails create, before anything is sent.
  *
  * Changing `clientId` replaces the resource: the new client is adopted, then the old one restored.
+ * Changing `tenant.domain` (another tenant) replaces it too, the other way round: the old client is
+ * restored first. New credentials for the same tenant are an update that sends nothing.
  */
 export interface ClientSettings extends ClientSettingsOutputs {}
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above only adds the output properties that the constructor registers (one per client field), typed from the schema instead of restated by hand.
@@ -81,6 +93,7 @@ export class ClientSettings extends pulumi.dynamic.Resource {
         ? pulumi.secret(value)
         : value;
     }
+    if (args.tenant !== undefined) props[TENANT_KEY] = connectionInput(args.tenant);
     super(
       shimFor(KIND),
       name,
@@ -110,20 +123,21 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
   }
 
   /**
-   * Replaces on a new `clientId`; otherwise reports a change when a declared field differs from
-   * its last known value or a field left the program. Makes no API call.
+   * Replaces on a new `clientId` (adopting the new client first) or another tenant (restoring the
+   * old client first, so that even two domains of one tenant end with the declared settings);
+   * otherwise reports a change when a declared field differs from its last known value, a field
+   * left the program, or the connection changed. Makes no API call.
    *
    * @throws {ImmutableFieldError} when `thirdPartySecurityMode` would change on the same client.
    */
   diff(_id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
-    return concerning(describeResource(KIND, news), () => ({
-      ...planDiff(olds, news),
-      deleteBeforeReplace: false,
-    }));
+    return concerning(describeResource(KIND, news), () =>
+      withConnectionChange(planDiff(olds, news), this.connectionChange(olds, news), true),
+    );
   }
 
   create(inputs: Props): Promise<pulumi.dynamic.CreateResult> {
-    return runOperation(describeResource(KIND, inputs), async ({ client, context }) => {
+    return runOperation(target(KIND, inputs), async ({ client, context }) => {
       const clients = apiClientGateway(client, context);
       const clientId = String(inputs.clientId);
       const plan = planCreate(inputs, await clients.getClient(clientId, fieldsToRead(inputs)));
@@ -132,7 +146,7 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
   }
 
   read(id: string, props: Props): Promise<pulumi.dynamic.ReadResult> {
-    return runOperation(describeResource(KIND, props, id), async ({ client, context }) => {
+    return runOperation(target(KIND, props, id), async ({ client, context }) => {
       const live = await apiClientGateway(client, context).findClient(id, fieldsToRead(props));
       // The client itself is gone: so are its settings. The next `up` fails on the missing client.
       return live === undefined ? { id: "", props: {} } : { id, props: planRead(props, live) };
@@ -140,7 +154,7 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
   }
 
   update(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult> {
-    return runOperation(describeResource(KIND, news, id), async ({ client, context }) => {
+    return runOperation(target(KIND, news, id), async ({ client, context }) => {
       const clients = apiClientGateway(client, context);
       const clientId = String(news.clientId);
       const live = updateNeedsLive(olds, news)
@@ -154,7 +168,7 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
   delete(id: string, props: Props): Promise<void> {
     const send = planDelete(props);
     if (Object.keys(send).length === 0) return Promise.resolve();
-    return runOperation(describeResource(KIND, props, id), async ({ client, context }) => {
+    return runOperation(target(KIND, props, id), async ({ client, context }) => {
       // A client deleted meanwhile has no settings left to restore.
       await apiClientGateway(client, context).patchClient(id, send, { ifExists: true });
     });

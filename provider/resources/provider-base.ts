@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { useStackConfig } from "../config.js";
+import { configuredOrigin, useStackConfig } from "../config.js";
+import { type ConnectionChange, connectionChange } from "../plan/connection.js";
 import { checkInputs, type ResourceKind } from "../schema/index.js";
 
 /** The methods of a dynamic provider this package implements, `configure` included. */
@@ -15,7 +16,8 @@ export type Props = Record<string, unknown>;
 
 /**
  * The parts every provider shares: configure stores the stack config, check validates against the
- * schema and reports every failure at once (it never throws, so the engine can print them all).
+ * schema and reports every failure at once (it never throws, so the engine can print them all),
+ * and diff learns what a change of the `tenant` input means.
  */
 export abstract class TenantProviderBase {
   protected abstract readonly kind: ResourceKind;
@@ -27,5 +29,14 @@ export abstract class TenantProviderBase {
 
   check(_olds: unknown, news: Props): Promise<pulumi.dynamic.CheckResult> {
     return Promise.resolve(checkInputs(this.kind, news));
+  }
+
+  /**
+   * What the change of the `tenant` input from `olds` to `news` means (see
+   * {@link connectionChange}); a resource without one is in the stack config's tenant. Needs no
+   * credentials, so a preview works without them.
+   */
+  protected connectionChange(olds: Props, news: Props): ConnectionChange {
+    return connectionChange(olds, news, configuredOrigin());
   }
 }

@@ -1,19 +1,28 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { OperationContext, TenantApiClient } from "../api/client.js";
-import { describeResource, NAME_KEY } from "../resource-name.js";
-import type { PushProviderSelectionInputs } from "../schema/index.js";
+import { connectionOutput, withConnectionChange } from "../plan/connection.js";
+import { NAME_KEY } from "../resource-name.js";
+import { type PushProviderSelectionInputs, TENANT_KEY } from "../schema/index.js";
 import { type Props, type TenantProvider, TenantProviderBase } from "./provider-base.js";
-import { shimFor, withSecretOutputs } from "./registration.js";
-import { runOperation } from "./run-operation.js";
+import {
+  connectionInput,
+  shimFor,
+  type TenantConnectionArgs,
+  withSecretOutputs,
+} from "./registration.js";
+import { runOperation, target } from "./run-operation.js";
 
 const KIND = "PushProviderSelection";
 /** The tenant's one push provider selection, relative to the API base. */
 const SELECTION_PATH = "/guardian/factors/push-notification/selected-provider";
 
-/** The inputs of {@link PushProviderSelection}, each of which may be an Output. */
+/**
+ * The inputs of {@link PushProviderSelection}, each of which may be an Output, and the tenant to
+ * select in (default: the stack config's).
+ */
 export type PushProviderSelectionArgs = {
   [K in keyof PushProviderSelectionInputs]: pulumi.Input<PushProviderSelectionInputs[K]>;
-};
+} & { readonly tenant?: TenantConnectionArgs };
 
 /** One of the push notification providers the platform knows. */
 export type PushProvider = PushProviderSelectionInputs["provider"];
@@ -32,6 +41,10 @@ export type PushProvider = PushProviderSelectionInputs["provider"];
  *
  * The id is the tenant's host: a tenant has exactly one selection, so declare one of these per
  * tenant (two would fight over it).
+ *
+ * `tenant` selects in that tenant instead of the stack config's. A new domain (another tenant)
+ * replaces the resource: the old tenant gets its prior selection back first, then the new one is
+ * selected; new credentials for the same tenant are an update that sends nothing.
  */
 export class PushProviderSelection extends pulumi.dynamic.Resource {
   /** The selected provider, as the tenant last reported it. */
@@ -43,7 +56,12 @@ export class PushProviderSelection extends pulumi.dynamic.Resource {
     super(
       shimFor(KIND),
       name,
-      { ...args, [NAME_KEY]: name, priorProvider: undefined },
+      {
+        ...args,
+        [TENANT_KEY]: connectionInput(args.tenant),
+        [NAME_KEY]: name,
+        priorProvider: undefined,
+      },
       withSecretOutputs(opts, ["priorProvider"]),
       "tenant",
       KIND,
@@ -55,16 +73,23 @@ export class PushProviderSelection extends pulumi.dynamic.Resource {
 export class PushProviderSelectionProvider extends TenantProviderBase implements TenantProvider {
   protected readonly kind = KIND;
 
+  /**
+   * A new provider is an update. A move to another tenant replaces, deleting first: the old
+   * tenant's prior selection is put back before the new tenant is read, so that even two domains
+   * of one tenant (which cannot be told apart) end with the declared selection.
+   */
   diff(_id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
-    return Promise.resolve({
-      changes: olds.provider !== news.provider,
-      replaces: [],
-      deleteBeforeReplace: false,
-    });
+    return Promise.resolve(
+      withConnectionChange(
+        { changes: olds.provider !== news.provider, replaces: [] },
+        this.connectionChange(olds, news),
+        true,
+      ),
+    );
   }
 
   create(inputs: Props): Promise<pulumi.dynamic.CreateResult> {
-    return runOperation(describeResource(KIND, inputs), async ({ client, context, settings }) => {
+    return runOperation(target(KIND, inputs), async ({ client, context, settings }) => {
       const current = await client.call<{ provider?: string }>(context, {
         method: "GET",
         path: SELECTION_PATH,
@@ -74,13 +99,18 @@ export class PushProviderSelectionProvider extends TenantProviderBase implements
         prior === inputs.provider ? prior : await this.select(client, context, inputs.provider);
       return {
         id: new URL(settings.origin).host,
-        outs: { [NAME_KEY]: inputs[NAME_KEY], provider, priorProvider: prior },
+        outs: {
+          [NAME_KEY]: inputs[NAME_KEY],
+          provider,
+          priorProvider: prior,
+          ...connectionOutput(inputs),
+        },
       };
     });
   }
 
   read(id: string, props: Props): Promise<pulumi.dynamic.ReadResult> {
-    return runOperation(describeResource(KIND, props, id), async ({ client, context }) => {
+    return runOperation(target(KIND, props, id), async ({ client, context }) => {
       const live = await client.call<{ provider?: string }>(context, {
         method: "GET",
         path: SELECTION_PATH,
@@ -89,12 +119,17 @@ export class PushProviderSelectionProvider extends TenantProviderBase implements
     });
   }
 
+  /** Selects the new provider; sends nothing when only the connection changed. */
   update(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult> {
-    return runOperation(describeResource(KIND, news, id), async ({ client, context }) => ({
+    return runOperation(target(KIND, news, id), async ({ client, context }) => ({
       outs: {
         [NAME_KEY]: news[NAME_KEY],
-        provider: await this.select(client, context, news.provider),
+        provider:
+          olds.provider === news.provider
+            ? olds.provider
+            : await this.select(client, context, news.provider),
         priorProvider: olds.priorProvider ?? null,
+        ...connectionOutput(news),
       },
     }));
   }
@@ -103,7 +138,7 @@ export class PushProviderSelectionProvider extends TenantProviderBase implements
     const prior = props.priorProvider;
     // Nothing was selected before this resource: there is no selection to go back to.
     if (typeof prior !== "string" || prior === props.provider) return Promise.resolve();
-    return runOperation(describeResource(KIND, props, id), async ({ client, context }) => {
+    return runOperation(target(KIND, props, id), async ({ client, context }) => {
       await this.select(client, context, prior);
     });
   }

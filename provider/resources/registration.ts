@@ -1,13 +1,53 @@
-import type * as pulumi from "@pulumi/pulumi";
-import type { ResourceKind } from "../schema/index.js";
+import * as pulumi from "@pulumi/pulumi";
+import {
+  type ConnectionSetting,
+  type ResourceKind,
+  SENSITIVE_CONNECTION_SETTINGS,
+  type TenantConnection,
+} from "../schema/index.js";
 import type { TenantProvider } from "./provider-base.js";
 
 /**
- * What a resource class hands to `dynamic.Resource` besides its inputs: the provider shim and the
- * options that keep some outputs secret.
+ * What a resource class hands to `dynamic.Resource` besides its inputs: the provider shim, the
+ * options that keep some outputs secret, and the `tenant` input with its credentials secret.
  *
  * @module
  */
+
+/**
+ * The `tenant` input of every resource: `{ domain, apiToken }` or
+ * `{ domain, clientId, clientSecret, audience? }`, each member a `pulumi.Input<string>`, derived
+ * from the connection's schema. One object can be shared by many resources. Without it, a
+ * resource uses the stack config (`tenant:domain`, ...).
+ */
+export type TenantConnectionArgs = TenantConnection extends infer C
+  ? C extends unknown
+    ? { [K in keyof C]: pulumi.Input<Exclude<C[K], undefined>> }
+    : never
+  : never;
+
+/**
+ * The `tenant` input as the resource registers it: the credentials (`apiToken`, `clientSecret`,
+ * marked sensitive in the schema) wrapped as secrets, the other members as given, so the domain
+ * shows in previews. Pulumi stores a secret input encrypted, and the engine makes the matching
+ * output member secret too (a provider host that does not accept secrets gets its outputs marked
+ * from its inputs, member by member), so the stored connection is encrypted in the outputs that
+ * refresh and destroy use. Each member is wrapped alone: a secret around the whole object would
+ * hide the domain.
+ */
+export function connectionInput(
+  tenant: TenantConnectionArgs | undefined,
+): Record<string, pulumi.Input<string>> | undefined {
+  if (tenant === undefined) return undefined;
+  const registered: Record<string, pulumi.Input<string>> = {};
+  for (const [member, value] of Object.entries(tenant) as [string, pulumi.Input<string>][]) {
+    if (value === undefined) continue;
+    registered[member] = SENSITIVE_CONNECTION_SETTINGS.includes(member as ConnectionSetting)
+      ? pulumi.secret(value)
+      : value;
+  }
+  return registered;
+}
 
 const SHIM_MODULES: Readonly<Record<ResourceKind, string>> = {
   PushProviderSelection: "pulumi-tenant/shims/push-provider-selection",

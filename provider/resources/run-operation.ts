@@ -4,8 +4,10 @@ import {
   startOperation,
   type TenantApiClient,
 } from "../api/client.js";
-import { currentSettings, type TenantSettings } from "../config.js";
+import { settingsFor, type TenantSettings } from "../config.js";
 import { TenantError } from "../errors.js";
+import { describeResource } from "../resource-name.js";
+import { type ResourceKind, TENANT_KEY } from "../schema/index.js";
 
 /** What an operation works with: the resource's name, the client, and the deadline. */
 export interface Operation {
@@ -27,17 +29,35 @@ export async function concerning<T>(resource: string, body: () => T | Promise<T>
   }
 }
 
+/** What an operation acts on: the resource, as errors name it, and the tenant it is in. */
+export interface Target {
+  /** `ClientSettings "web"`. */
+  readonly resource: string;
+  /** The resource's `tenant` input, undefined when it uses the stack config. */
+  readonly tenant: unknown;
+}
+
 /**
- * Runs `body` with the tenant client and a fresh deadline, naming `resource` on its errors.
- * Settings are resolved here, not at configure time, so that a preview (check and diff only) needs
- * no credentials; a missing setting surfaces as a `TenantConfigError` that names the resource.
+ * The target of an operation on a resource of `kind` with these `props`: the inputs of create and
+ * update, the stored outputs of read and delete (which carry the connection, so refresh and
+ * destroy reach the tenant without the program). `id` names a resource whose state has no name.
+ */
+export function target(kind: ResourceKind, props: Record<string, unknown>, id?: string): Target {
+  return { resource: describeResource(kind, props, id), tenant: props[TENANT_KEY] };
+}
+
+/**
+ * Runs `body` with the tenant client and a fresh deadline, naming the resource on its errors. The
+ * tenant is the target's `tenant` input, else the stack config's. Settings are resolved here, not
+ * at configure time, so that a preview (check and diff only) needs no credentials; a missing or
+ * invalid setting surfaces as a `TenantConfigError` that names the resource.
  */
 export function runOperation<T>(
-  resource: string,
+  { resource, tenant }: Target,
   body: (operation: Operation) => Promise<T>,
 ): Promise<T> {
   return concerning(resource, () => {
-    const settings = currentSettings();
+    const settings = settingsFor(tenant);
     return body({
       context: startOperation(settings, resource),
       client: getTenantClient(settings),

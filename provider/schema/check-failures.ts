@@ -29,7 +29,10 @@ export interface PathFailure {
 export interface FailureOptions {
   /** Drop failures on Pulumi's unknown placeholder (during preview), at any depth. */
   readonly skipUnknowns: boolean;
-  /** Top-level properties whose values must never be echoed (`clientSecret`, `addons`). */
+  /**
+   * Properties whose values, and every value inside them, must never be echoed, as dotted paths
+   * of keys (`clientSecret`, `addons`, `tenant.apiToken`).
+   */
   readonly sensitive: readonly string[];
 }
 
@@ -240,6 +243,11 @@ function candidateNames(error: ErrorObject): string[] {
   return isSchemaNode(schema.properties) ? Object.keys(schema.properties) : [];
 }
 
+/** Whether the value at `keys` is, or is inside, one of the `sensitive` paths. */
+function isSensitive(keys: readonly string[], sensitive: readonly string[]): boolean {
+  return keys.some((_, i) => sensitive.includes(keys.slice(0, i + 1).join(".")));
+}
+
 /**
  * Ajv's errors on `root` as failures, in Ajv's order:
  * - a missing property and an unknown one are reported at their own path (`is required`, `is not a
@@ -260,7 +268,7 @@ export function toFailures(
     if (error.keyword === "type" && enumPaths.has(error.instancePath)) continue;
     const keys = decodePointer(error.instancePath);
     if (options.skipUnknowns && valuesAlong(root, keys).some(isUnknown)) continue;
-    const reveal = !options.sensitive.includes(keys[0] ?? "");
+    const reveal = !isSensitive(keys, options.sensitive);
     const at = segmentsOf(root, keys);
     const propertyName = (error as ErrorObject & { propertyName?: string }).propertyName;
     if (error.keyword === "required") {

@@ -6,10 +6,14 @@
  */
 
 import type * as pulumi from "@pulumi/pulumi";
+import type { ErrorObject } from "ajv";
+import { connectionProblems, TENANT_INPUT_NAMING } from "../connection.js";
+import { isPlainObject } from "../json.js";
 import { type PathFailure, toFailures } from "./check-failures.js";
 import { SENSITIVE_CLIENT_FIELDS } from "./client-settings.js";
 import { postLoginPromptFailure } from "./cross-field.js";
 import type { ResourceKind } from "./kinds.js";
+import { SENSITIVE_CONNECTION_SETTINGS, TENANT_KEY } from "./tenant-connection.js";
 import { ajvErrors } from "./validate.js";
 
 /** What {@link checkInputs} returns: Pulumi's own check result, with both members present. */
@@ -23,7 +27,41 @@ export interface InputCheck {
   readonly failures: pulumi.dynamic.CheckFailure[];
 }
 
-const NOTHING_SENSITIVE: readonly string[] = [];
+/** The credentials of the `tenant` input: never echoed, whatever the resource. */
+const SENSITIVE_CONNECTION_PATHS = SENSITIVE_CONNECTION_SETTINGS.map(
+  (setting) => `${TENANT_KEY}.${setting}`,
+);
+const SENSITIVE_PATHS: Readonly<Record<ResourceKind, readonly string[]>> = {
+  PushProviderSelection: SENSITIVE_CONNECTION_PATHS,
+  ClientSettings: [...SENSITIVE_CLIENT_FIELDS, ...SENSITIVE_CONNECTION_PATHS],
+  EventStreamDeletion: SENSITIVE_CONNECTION_PATHS,
+};
+
+/**
+ * Ajv's errors of the `tenant` input's `anyOf` (which credentials are present): the connection's
+ * own rules word that failure instead, as the stack config path does.
+ */
+const CREDENTIALS_CHOICE = `#/properties/${TENANT_KEY}/anyOf`;
+function isCredentialsChoice(error: ErrorObject): boolean {
+  return error.schemaPath.startsWith(CREDENTIALS_CHOICE);
+}
+
+/**
+ * The failures of the rules every connection follows (`connection.ts`), named as the `tenant`
+ * input's members, when the resource has one; unknown values (during a preview) are not checked. A rule broken at a
+ * path that already has a failure adds nothing (one failure per mistake).
+ */
+function connectionFailures(tenant: unknown, found: readonly PathFailure[]): PathFailure[] {
+  // Not an object (nor unknown): the schema's type failure says it all.
+  if (!isPlainObject(tenant)) return [];
+  const taken = new Set(found.map(({ path }) => path));
+  return connectionProblems(tenant, TENANT_INPUT_NAMING)
+    .map(({ setting, message }) => ({
+      path: setting === undefined ? TENANT_KEY : `${TENANT_KEY}.${setting}`,
+      reason: message,
+    }))
+    .filter(({ path }) => !taken.has(path));
+}
 
 /**
  * The deepest nesting accepted in an input. The platform's deepest shape is four levels; free-form maps
@@ -48,7 +86,8 @@ function exceedsDepth(value: unknown, limit: number): boolean {
  * Validates a resource's inputs (`news` of `check`) and returns all failures at once, each naming
  * the property as the user spells it. Keys starting with `__` (`__provider`, `__resourceName`) are not
  * validated and are kept in `inputs`. Pulumi's unknown placeholder is never a failure, wherever it
- * stands. `organizationRequireBehavior: "post_login_prompt"` with `oidcConformant: false` fails at
+ * stands. The `tenant` input is checked by the rules of the stack config path, with the same
+ * messages naming `tenant.domain`, `tenant.clientSecret`, ...; its credentials are never echoed. `organizationRequireBehavior: "post_login_prompt"` with `oidcConformant: false` fails at
  * `organizationRequireBehavior`. Never throws.
  */
 export function checkInputs(kind: ResourceKind, news: Record<string, unknown>): InputCheck {
@@ -64,11 +103,13 @@ export function checkInputs(kind: ResourceKind, news: Record<string, unknown>): 
   );
   const found: PathFailure[] = tooDeep;
   found.push(
-    ...toFailures(ajvErrors(kind, validated), validated, {
-      skipUnknowns: true,
-      sensitive: kind === "ClientSettings" ? SENSITIVE_CLIENT_FIELDS : NOTHING_SENSITIVE,
-    }),
+    ...toFailures(
+      ajvErrors(kind, validated).filter((error) => !isCredentialsChoice(error)),
+      validated,
+      { skipUnknowns: true, sensitive: SENSITIVE_PATHS[kind] },
+    ),
   );
+  found.push(...connectionFailures(validated[TENANT_KEY], found));
   if (kind === "ClientSettings") {
     const crossField = postLoginPromptFailure(validated, {
       organizationRequireBehavior: "organizationRequireBehavior",

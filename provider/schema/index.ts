@@ -1,6 +1,7 @@
 /**
  * The single source of truth for the inputs of the three resources: JSON Schemas in the user's
- * camelCase, the TypeScript types derived from them, validation for `check`, and the mapping of
+ * camelCase (each resource's settings, and the `tenant` connection every resource accepts), the
+ * TypeScript types derived from them, validation for `check`, and the mapping of
  * client fields to and from the API's wire names.
  *
  * Importing this module creates nothing: the Ajv instance and the validators are built on the
@@ -33,5 +34,13 @@ export {
   type PushProviderSelectionInputs,
   pushProviderSelectionSchema,
 } from "./push-provider-selection.js";
+export {
+  CONNECTION_SETTINGS,
+  type ConnectionSetting,
+  SENSITIVE_CONNECTION_SETTINGS,
+  TENANT_KEY,
+  type TenantConnection,
+  tenantConnectionSchema,
+} from "./tenant-connection.js";
 export { isUnknown, UNKNOWN } from "./unknown.js";
 export { fieldFromWire, fieldToWire, wireName } from "./wire.js";

@@ -2,16 +2,37 @@ import { isPlainObject } from "../json.js";
 import { clientSettingsSchema } from "./client-settings.js";
 import { eventStreamDeletionSchema } from "./event-stream-deletion.js";
 import { pushProviderSelectionSchema } from "./push-provider-selection.js";
+import { TENANT_KEY, tenantConnectionSchema } from "./tenant-connection.js";
 
 /** The three resources whose inputs this module describes. */
 export type ResourceKind = "PushProviderSelection" | "ClientSettings" | "EventStreamDeletion";
 
-/** The input schema (user form, camelCase) of each resource. */
+/**
+ * The settings schema (user form, camelCase) of each resource: what it manages in the tenant, the
+ * source of the wire mapping and of the local tenant API's validation.
+ */
 export const SCHEMAS = {
   PushProviderSelection: pushProviderSelectionSchema,
   ClientSettings: clientSettingsSchema,
   EventStreamDeletion: eventStreamDeletionSchema,
 } as const satisfies Record<ResourceKind, object>;
+
+/**
+ * The input schema of each resource, what `check` validates: its settings and the optional
+ * `tenant` connection (`tenant-connection.ts`), which says where the settings go and is never sent.
+ */
+export const INPUT_SCHEMAS: Readonly<Record<ResourceKind, SchemaNode>> = {
+  PushProviderSelection: withConnection(pushProviderSelectionSchema),
+  ClientSettings: withConnection(clientSettingsSchema),
+  EventStreamDeletion: withConnection(eventStreamDeletionSchema),
+};
+
+function withConnection(schema: SchemaNode): SchemaNode {
+  return {
+    ...schema,
+    properties: { ...propertiesOf(schema), [TENANT_KEY]: tenantConnectionSchema },
+  };
+}
 
 /**
  * A JSON Schema node as the walkers of this module see it: a read-only bag of keywords. (The typed

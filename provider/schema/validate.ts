@@ -9,7 +9,7 @@
 
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { FORMATS } from "./formats.js";
-import { type ResourceKind, SCHEMAS } from "./kinds.js";
+import { INPUT_SCHEMAS, type ResourceKind } from "./kinds.js";
 
 /**
  * The annotation keywords of the schemas; Ajv in strict mode must know them. `x-strategy` tells
@@ -49,14 +49,14 @@ export function compileSchema(schema: object): ValidateFunction {
 function validator(kind: ResourceKind): ValidateFunction {
   let validate = compiled[kind];
   if (validate === undefined) {
-    validate = compileSchema(SCHEMAS[kind]);
+    validate = compileSchema(INPUT_SCHEMAS[kind]);
     compiled[kind] = validate;
   }
   return validate;
 }
 
 /**
- * Validates `value` against a resource's user schema and returns Ajv's errors (empty when valid).
+ * Validates `value` against a resource's input schema (settings and `tenant`) and returns Ajv's errors (empty when valid).
  * All errors are collected (`allErrors`), each with its schema and data (`verbose`) for the
  * failure messages.
  */

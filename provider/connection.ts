@@ -1,0 +1,228 @@
+/**
+ * A connection to one tenant (where, and as whom) and the rules it must follow, whichever way it
+ * is given: the stack config and environment (`config.ts`) or a resource's `tenant` input. One
+ * function states the rules for both, so both say the same thing, each naming a setting the way
+ * its user spells it (`tenant:domain` in stack config, `tenant.domain` in a program).
+ *
+ * @module
+ */
+
+import { TenantConfigError } from "./errors.js";
+import { isPlainObject } from "./json.js";
+// The leaf modules, not the schema's index: `schema/check.ts` imports this module.
+import {
+  CONNECTION_SETTINGS,
+  type ConnectionSetting,
+  TENANT_KEY,
+} from "./schema/tenant-connection.js";
+import { isUnknown } from "./schema/unknown.js";
+
+/** How the provider authenticates to the tenant management API. */
+export type Credentials =
+  | { readonly kind: "apiToken"; readonly token: string }
+  | {
+      readonly kind: "clientCredentials";
+      readonly clientId: string;
+      readonly clientSecret: string;
+      readonly audience: string;
+      readonly tokenUrl: string;
+    };
+
+/** Where one tenant's management API is and how to authenticate to it. */
+export interface Connection {
+  /** `https://host[:port]` (or `http://` for a loopback host). */
+  readonly origin: string;
+  /** `${origin}/api/v2`: every API path is relative to it. */
+  readonly baseUrl: string;
+  readonly credentials: Credentials;
+}
+
+/** How one way of configuring spells the settings, for its messages. */
+export interface ConnectionNaming {
+  /** What each setting is called there: `tenant:domain`, `tenant.domain`, ... */
+  readonly names: Readonly<Record<ConnectionSetting, string>>;
+  /** How to give a complete connection: the end of every message about a missing setting. */
+  readonly howTo: string;
+}
+
+/** The names of the `tenant` input's members, as a program spells them. */
+export const TENANT_INPUT_NAMING: ConnectionNaming = {
+  names: Object.fromEntries(
+    CONNECTION_SETTINGS.map((setting) => [setting, `${TENANT_KEY}.${setting}`]),
+  ) as Record<ConnectionSetting, string>,
+  howTo:
+    "give tenant.domain and either tenant.apiToken or tenant.clientId and tenant.clientSecret, " +
+    'e.g. `tenant: { domain: "acme.tenants.example", clientId: "...", ' +
+    'clientSecret: config.requireSecret("clientSecret") }`',
+};
+
+/**
+ * The settings as given, by member name. A value is a string; Pulumi's unknown placeholder
+ * (during a preview), which counts as given and is not checked further; or a value of another
+ * type, which counts as given too (the schema reports its type).
+ */
+export type ConnectionValues = Partial<Record<ConnectionSetting, unknown>>;
+
+/** A rule a connection breaks. */
+export interface ConnectionProblem {
+  /** The setting it is about; undefined when it is about the credentials as a whole. */
+  readonly setting: ConnectionSetting | undefined;
+  /** The whole message, naming settings as the naming spells them. */
+  readonly message: string;
+}
+
+/**
+ * The members of a resource's `tenant` input as {@link ConnectionValues}, or undefined when the
+ * resource has none (it uses the stack config). A value that is not an object gives no values, so
+ * it fails as "not configured".
+ */
+export function connectionValues(tenant: unknown): ConnectionValues | undefined {
+  if (tenant === undefined || tenant === null) return undefined;
+  return isPlainObject(tenant) ? (tenant as ConnectionValues) : {};
+}
+
+/**
+ * Every rule `values` break, in the order the stack config path has always reported them (the
+ * domain first), empty when the connection is complete. Empty and blank strings count as not
+ * set, so `TENANT_API_TOKEN=` in a CI job does not shadow the client credentials. Never throws.
+ */
+export function connectionProblems(
+  values: ConnectionValues,
+  naming: ConnectionNaming,
+): ConnectionProblem[] {
+  return evaluate(values, naming).problems;
+}
+
+/**
+ * The connection `values` describe: the domain as an origin, and the API token, else the client
+ * credentials (their token URL and default audience derived from the origin).
+ *
+ * @throws {TenantConfigError} with the message of the first of {@link connectionProblems}.
+ */
+export function resolveConnection(values: ConnectionValues, naming: ConnectionNaming): Connection {
+  const { problems, connection } = evaluate(values, naming);
+  const [first] = problems;
+  if (first !== undefined) throw new TenantConfigError(first.message);
+  if (connection === undefined) {
+    // Only unknown values leave no connection and no problem; they never reach an operation.
+    throw new TenantConfigError(`${naming.names.domain} is not known yet`);
+  }
+  return connection;
+}
+
+/**
+ * The origin `domain` stands for: `acme.tenants.example` means `https://acme.tenants.example`;
+ * a value with a scheme is taken as an origin. Paths are refused rather than guessed at:
+ * `https://host/api/v2` would otherwise become `https://host/api/v2/api/v2`.
+ *
+ * @returns the origin, or the message that says why `domain` (called `name`) is not one.
+ */
+export function originOf(domain: string, name: string): { origin: string } | { message: string } {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(domain) ? domain : `https://${domain}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    return { message: `${name} "${domain}" is not a host name or an https:// origin` };
+  }
+  if (url.pathname !== "/" || url.search !== "" || url.hash !== "" || url.username !== "") {
+    return {
+      message:
+        `${name} "${domain}" must be a host (acme.tenants.example) or an origin ` +
+        "(https://acme.tenants.example), without a path, query or credentials",
+    };
+  }
+  if (url.protocol === "http:") {
+    if (!isLoopbackHost(url.hostname)) {
+      return {
+        message:
+          `${name} "${domain}" uses plain http:// to a host that is not loopback; ` +
+          "the management API must be reached over https:// (http:// is accepted only for " +
+          "127.0.0.0/8, ::1 and localhost, i.e. the local tenant API)",
+      };
+    }
+  } else if (url.protocol !== "https:") {
+    return {
+      message: `${name} "${domain}" has the scheme ${url.protocol.slice(0, -1)}; use https://`,
+    };
+  }
+  return { origin: url.origin };
+}
+
+/** True for `localhost`, any 127.0.0.0/8 address and `::1`. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  if (host === "localhost" || host === "::1") return true;
+  const octets = host.split(".");
+  return (
+    octets.length === 4 &&
+    octets[0] === "127" &&
+    octets.every((o) => /^\d{1,3}$/.test(o) && Number(o) <= 255)
+  );
+}
+
+/** A value as the rules see it: absent, a usable string, or given but not checkable. */
+type Given =
+  | { readonly kind: "absent" }
+  | { readonly kind: "opaque" }
+  | { readonly kind: "text"; readonly text: string };
+
+function given(value: unknown): Given {
+  if (value === undefined || value === null) return { kind: "absent" };
+  if (typeof value !== "string" || isUnknown(value)) return { kind: "opaque" };
+  const text = value.trim();
+  return text === "" ? { kind: "absent" } : { kind: "text", text };
+}
+
+function evaluate(
+  values: ConnectionValues,
+  naming: ConnectionNaming,
+): { problems: ConnectionProblem[]; connection: Connection | undefined } {
+  const problems: ConnectionProblem[] = [];
+  const { names, howTo } = naming;
+  const domain = given(values.domain);
+  let origin: string | undefined;
+  if (domain.kind === "absent") {
+    problems.push({ setting: "domain", message: `pulumi-tenant is not configured: ${howTo}` });
+  } else if (domain.kind === "text") {
+    const parsed = originOf(domain.text, names.domain);
+    if ("origin" in parsed) origin = parsed.origin;
+    else problems.push({ setting: "domain", message: parsed.message });
+  }
+
+  const apiToken = given(values.apiToken);
+  const clientId = given(values.clientId);
+  const clientSecret = given(values.clientSecret);
+  const hasToken = apiToken.kind !== "absent";
+  const hasId = clientId.kind !== "absent";
+  const hasSecret = clientSecret.kind !== "absent";
+  if (!hasToken && hasId !== hasSecret) {
+    const missing = hasId ? "clientSecret" : "clientId";
+    problems.push({
+      setting: missing,
+      message: `pulumi-tenant has incomplete client credentials: ${names[missing]} is missing; ${howTo}`,
+    });
+  } else if (!hasToken && !hasId) {
+    problems.push({ setting: undefined, message: `pulumi-tenant has no credentials: ${howTo}` });
+  }
+  if (problems.length > 0 || origin === undefined) return { problems, connection: undefined };
+
+  const baseUrl = `${origin}/api/v2`;
+  let credentials: Credentials | undefined;
+  if (apiToken.kind === "text") {
+    credentials = { kind: "apiToken", token: apiToken.text };
+  } else if (!hasToken && clientId.kind === "text" && clientSecret.kind === "text") {
+    const audience = given(values.audience);
+    credentials = {
+      kind: "clientCredentials",
+      clientId: clientId.text,
+      clientSecret: clientSecret.text,
+      audience: audience.kind === "text" ? audience.text : `${baseUrl}/`,
+      tokenUrl: `${origin}/oauth/token`,
+    };
+  }
+  return {
+    problems,
+    connection: credentials === undefined ? undefined : { origin, baseUrl, credentials },
+  };
+}

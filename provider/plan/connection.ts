@@ -1,0 +1,91 @@
+/**
+ * The `tenant` input's part in every resource's decisions, as pure functions: what a change of
+ * the connection means for diff, and how the outputs carry it. The reasons are in
+ * docs/decisions.md, "Several tenants".
+ *
+ * @module
+ */
+
+import { isDeepStrictEqual } from "node:util";
+import { connectionValues, originOf } from "../connection.js";
+import { isUnknown, TENANT_KEY } from "../schema/index.js";
+
+type Props = Record<string, unknown>;
+
+/**
+ * What a change of the connection between the stored outputs and the new inputs means:
+ * - `same`: nothing changed;
+ * - `update`: the same tenant, reached another way (new credentials, another spelling of the
+ *   domain, or the stack config's tenant given as a `tenant` input, or back): an update that sends
+ *   nothing to the tenant, only records the new connection;
+ * - `replace`: another tenant, or one that cannot be told yet (a domain unknown during a preview,
+ *   or the stack config's domain missing): the resource's object lives in another tenant.
+ */
+export type ConnectionChange = "same" | "update" | "replace";
+
+/**
+ * Compares the connections of `olds` (stored outputs) and `news` (new inputs). A resource without
+ * a `tenant` input is in the stack config's tenant, `configuredOrigin` (undefined when the stack
+ * config has no valid domain). Tenants are compared by origin, so `acme.tenants.example` and
+ * `https://acme.tenants.example` are one tenant.
+ */
+export function connectionChange(
+  olds: Props,
+  news: Props,
+  configuredOrigin: string | undefined,
+): ConnectionChange {
+  const before = olds[TENANT_KEY];
+  const after = news[TENANT_KEY];
+  if (isDeepStrictEqual(before, after)) return "same";
+  const from = tenantOrigin(before, configuredOrigin);
+  const to = tenantOrigin(after, configuredOrigin);
+  return from !== undefined && from === to ? "update" : "replace";
+}
+
+function tenantOrigin(tenant: unknown, configuredOrigin: string | undefined): string | undefined {
+  if (isUnknown(tenant)) return undefined;
+  const values = connectionValues(tenant);
+  if (values === undefined) return configuredOrigin;
+  const { domain } = values;
+  if (typeof domain !== "string" || isUnknown(domain)) return undefined;
+  const parsed = originOf(domain.trim(), TENANT_KEY);
+  return "origin" in parsed ? parsed.origin : undefined;
+}
+
+/** A resource's own diff, before its connection is taken into account. */
+export interface OwnDiff {
+  readonly changes: boolean;
+  readonly replaces: readonly string[];
+  /** For the resource's own replacements; default false (create the new one first). */
+  readonly deleteBeforeReplace?: boolean;
+}
+
+/**
+ * Pulumi's diff result: the resource's own diff combined with the change of its connection. A
+ * move to another tenant replaces the resource (the replaced key is `tenant`);
+ * `deleteBeforeReplaceOnMove` says whether the old object is put back before the new one is made,
+ * which each resource chooses (docs/decisions.md, "Several tenants").
+ */
+export function withConnectionChange(
+  own: OwnDiff,
+  change: ConnectionChange,
+  deleteBeforeReplaceOnMove: boolean,
+): { changes: boolean; replaces: string[]; deleteBeforeReplace: boolean } {
+  const moves = change === "replace";
+  return {
+    changes: own.changes || change !== "same",
+    replaces: moves ? [...own.replaces, TENANT_KEY] : [...own.replaces],
+    deleteBeforeReplace: moves ? deleteBeforeReplaceOnMove : (own.deleteBeforeReplace ?? false),
+  };
+}
+
+/**
+ * The outputs that carry the connection: `{ tenant }` as given in `props`, or nothing for a
+ * resource that uses the stack config. Refresh and destroy do not run the program, so they reach
+ * the tenant with this stored copy; the engine keeps its credentials secret (see
+ * `resources/registration.ts`).
+ */
+export function connectionOutput(props: Props): Props {
+  const tenant = props[TENANT_KEY];
+  return tenant === undefined ? {} : { [TENANT_KEY]: tenant };
+}

@@ -1,0 +1,75 @@
+import type { FromSchema } from "json-schema-to-ts";
+
+/**
+ * The `tenant` input every resource accepts: which tenant to reach and with which credentials,
+ * instead of the stack config (`tenant:domain`, ...). One program can so manage several tenants
+ * (docs/decisions.md, "Several tenants").
+ *
+ * The members mean what the stack config keys of the same names mean (README, "Configuration").
+ * Which credentials must be present (an API token, else a client id and secret) is stated by the
+ * `anyOf` below, which gives the TypeScript type its two shapes; `check` words a failure of that
+ * rule with the messages of the stack config path (`connection.ts`), not Ajv's.
+ *
+ * Members marked `"x-sensitive": true` are credentials: the resources register them as secrets,
+ * and no failure echoes them. The domain, the client id and the audience are identifiers; errors
+ * name them, as they do for the stack config.
+ */
+export const tenantConnectionSchema = {
+  type: "object",
+  description: "The tenant this resource belongs to, and the credentials to reach it.",
+  properties: {
+    domain: {
+      type: "string",
+      description:
+        "The tenant's host (`acme.tenants.example`, meaning https) or an origin; `http://` only for loopback hosts.",
+    },
+    apiToken: {
+      type: "string",
+      description: "A management API token.",
+      "x-sensitive": true,
+    },
+    clientId: {
+      type: "string",
+      description: "The id of a machine-to-machine client, whose token is fetched and cached.",
+    },
+    clientSecret: {
+      type: "string",
+      description: "The secret of that client.",
+      "x-sensitive": true,
+    },
+    audience: {
+      type: "string",
+      description: "The audience to ask tokens for; default `https://{domain}/api/v2/`.",
+    },
+  },
+  required: ["domain"],
+  // Ajv's strict mode wants each required name declared next to it; the types are declared above.
+  anyOf: [
+    { properties: { apiToken: {} }, required: ["apiToken"] },
+    { properties: { clientId: {}, clientSecret: {} }, required: ["clientId", "clientSecret"] },
+  ],
+  additionalProperties: false,
+} as const;
+
+/** The name of the input that holds the connection, on every resource. */
+export const TENANT_KEY = "tenant";
+
+/**
+ * A connection as the provider receives it (values resolved): `{ domain, apiToken }` or
+ * `{ domain, clientId, clientSecret, audience? }`, derived from the schema.
+ */
+export type TenantConnection = FromSchema<typeof tenantConnectionSchema>;
+
+/** One member of a connection: `domain`, `apiToken`, `clientId`, `clientSecret` or `audience`. */
+export type ConnectionSetting = keyof typeof tenantConnectionSchema.properties;
+
+/** The members of a connection, in the schema's order. */
+export const CONNECTION_SETTINGS = Object.keys(
+  tenantConnectionSchema.properties,
+) as readonly ConnectionSetting[];
+
+/** The credential members (`"x-sensitive": true`): `apiToken` and `clientSecret`. */
+export const SENSITIVE_CONNECTION_SETTINGS: readonly ConnectionSetting[] =
+  CONNECTION_SETTINGS.filter(
+    (setting) => "x-sensitive" in tenantConnectionSchema.properties[setting],
+  );
