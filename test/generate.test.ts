@@ -294,14 +294,11 @@ describe("what a client declares", () => {
 
   it("leaves add-on key material out, keeping the add-on's other settings", () => {
     const seeded = RICH_SEED.clients?.find((client) => client.client_id === RICH_IDS.docs);
-    const { sasKey, ...serviceBus } = (seeded?.addons as { service_bus: Record<string, unknown> })
-      .service_bus;
+    const addons = (seeded?.addons ?? {}) as { service_bus?: Record<string, unknown> };
+    const { sasKey, ...serviceBus } = addons.service_bus ?? {};
     const adopted = adoptClient(byId(stored(RICH_SEED), RICH_IDS.docs), "docs", allFields);
     expect(sasKey).toBe(RICH_SECRETS.sasKey);
-    expect(adopted.values.addons).toEqual({
-      ...(seeded?.addons as Record<string, unknown>),
-      service_bus: serviceBus,
-    });
+    expect(adopted.values.addons).toEqual({ ...addons, service_bus: serviceBus });
     expect(adopted.notes).toEqual(["addons.service_bus.sasKey left out: key material"]);
   });
 
