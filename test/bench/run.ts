@@ -345,7 +345,7 @@ function printTable(all: Figures[], extras: Extras[], targets: Target[]): void {
     "last pass s",
     "calls",
     "floor s",
-    "wall/floor",
+    "last pass / floor",
     "429s",
     "retried",
     "failed",
