@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/support/global-setup.ts"],
     // Integration and end-to-end suites start real servers and child processes; the default 5 s is
     // too tight on a 2-core machine, but every suite also bounds its own waits.
     testTimeout: 60_000,

@@ -87,7 +87,7 @@ describe("the tenant example through Pulumi's runtime", () => {
   it("reports no drift on refresh when nothing changed", async () => {
     await up();
     const refreshed = await s.run("refresh", { previewOnly: true, expectNoChanges: true });
-    expect(refreshed.ok).toBe(true);
+    expect(refreshed.ok, refreshed.output).toBe(true);
     expect(refreshed.changes).toBe(false);
   });
 

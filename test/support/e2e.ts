@@ -1,38 +1,40 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach } from "vitest";
-import {
-  type EngineCommand,
-  type EngineOptions,
-  type EngineResult,
-  runEngine,
-  stateFilePath,
-} from "../engine/index.js";
 import { startTenantApi, type TenantApi, type TenantApiOptions } from "../tenant-api/index.js";
 import { DEFAULT_SEED_IDS } from "../tenant-api/seed.js";
+import {
+  type ConfigValues,
+  type PulumiCommand,
+  PulumiProject,
+  type PulumiResult,
+  type RunOptions,
+} from "./pulumi.js";
+
+export type { ConfigValues } from "./pulumi.js";
 
 /** The folder of an example program. */
 export const example = (name: string): string => resolve(__dirname, "..", "..", "examples", name);
 
-/** Passphrase for the engine stand-in's secrets in tests. */
-export const PASSPHRASE = "e2e-passphrase";
+/** Options of one run of a {@link Stack}: the CLI's flags, and config over the stack's. */
+export type StackRunOptions = RunOptions & { config?: ConfigValues };
 
-/** A local tenant API, a private state folder, and the engine pointed at both. */
+/** A local tenant API and a Pulumi project of a program pointed at it, run by the real CLI. */
 export interface Stack {
   readonly api: TenantApi;
-  readonly stateDir: string;
-  readonly stack: string;
-  /** Runs the engine on `cwd` with the tenant's credentials (a secret) and `config`. */
-  run(command: EngineCommand, options?: Partial<EngineOptions>): Promise<EngineResult>;
+  readonly project: PulumiProject;
+  /**
+   * Runs the CLI with the tenant's credentials (the secret as a secret), the stack's `config` and
+   * `options.config` over both, as the stack's config for this run.
+   */
+  run(command: PulumiCommand, options?: StackRunOptions): Promise<PulumiResult>;
   /** The state file's text, for searching it. */
   stateText(): Promise<string>;
   /** Management API writes (PUT, PATCH, DELETE) since the last `resetStats`. */
   writes(): number;
   stop(): Promise<void>;
 }
-
-export type ConfigValues = Record<string, { value: string; secret?: boolean }>;
 
 /** The stack config that the tenant example needs, for the default seed. */
 export function tenantExampleConfig(): ConfigValues {
@@ -43,52 +45,50 @@ export function tenantExampleConfig(): ConfigValues {
   };
 }
 
+/** The stack config that connects to `api` with its client credentials. */
+export function tenantConfig(api: TenantApi): ConfigValues {
+  return {
+    "tenant:domain": { value: api.domain },
+    "tenant:clientId": { value: api.clientId },
+    "tenant:clientSecret": { value: api.clientSecret, secret: true },
+  };
+}
+
+/** Management API writes (PUT, PATCH, DELETE) `api` received since its stats were reset. */
+export function writesTo(api: TenantApi): number {
+  return Object.entries(api.stats().byRoute)
+    .filter(([route]) => /^(PUT|PATCH|DELETE) \/api\/v2\//.test(route))
+    .reduce((sum, [, count]) => sum + count, 0);
+}
+
 /**
- * Starts a local tenant API and prepares a stack of the program in `cwd` against it. Each test
- * gets its own tenant and state: nothing carries over between tests.
+ * Starts a local tenant API and makes a Pulumi project of `program` (an example's folder or a
+ * program file) against it. Each test gets its own tenant, backend and stack: nothing carries
+ * over between tests.
  */
 export async function startStack(
-  cwd: string,
+  program: string,
   config: ConfigValues,
   apiOptions: TenantApiOptions = {},
 ): Promise<Stack> {
   const api = await startTenantApi(apiOptions);
-  const stateDir = await mkdtemp(join(tmpdir(), "tenant-e2e-state-"));
-  const stack = "e2e";
+  let project: PulumiProject;
+  try {
+    project = await PulumiProject.create({ program, config: { ...tenantConfig(api), ...config } });
+  } catch (error) {
+    await api.stop();
+    throw error;
+  }
   return {
     api,
-    stateDir,
-    stack,
-    run: (command, options = {}) =>
-      runEngine({
-        command,
-        cwd,
-        stack,
-        stateDir,
-        timeoutMs: 120_000,
-        ...options,
-        config: {
-          "tenant:domain": { value: api.domain },
-          "tenant:clientId": { value: api.clientId },
-          "tenant:clientSecret": { value: api.clientSecret, secret: true },
-          ...config,
-          ...options.config,
-        },
-        // `npm test` type-checks the examples with tsc already; ts-node need not do it again.
-        env: {
-          PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
-          PULUMI_NODEJS_TRANSPILE_ONLY: "true",
-          ...options.env,
-        },
-      }),
-    stateText: () => readFile(stateFilePath(stateDir, stack), "utf8").catch(() => ""),
-    writes: () =>
-      Object.entries(api.stats().byRoute)
-        .filter(([route]) => /^(PUT|PATCH|DELETE) \/api\/v2\//.test(route))
-        .reduce((sum, [, count]) => sum + count, 0),
+    project,
+    run: (command, { config: extra, ...options } = {}) =>
+      project.run(command, { ...tenantConfig(api), ...config, ...extra }, options),
+    stateText: () => project.stateText(),
+    writes: () => writesTo(api),
     stop: async () => {
       await api.stop();
-      await rm(stateDir, { recursive: true, force: true });
+      await project.remove();
     },
   };
 }

@@ -1,0 +1,210 @@
+// Command pulumi-language-nodejs is the Node.js language host that the tests put next to the
+// pulumi CLI they build. The Go module proxy serves Pulumi's CLI but refuses Pulumi's own language
+// host module (docs/pulumi-cli.md), so this one stands in for it, doing only what a Node.js program
+// needs: Run starts the runner that the program's own @pulumi/pulumi ships (@pulumi/pulumi/cmd/run)
+// with the arguments and environment that runner reads, and RunPlugin starts a policy pack with
+// the policy runner its @pulumi/pulumi ships. Everything else (the deployment, the state, the
+// secrets, the provider hosts) is the CLI's and the SDK's own.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/emptypb"
+)
+
+// userActionableExit is the runner's exit code after it has already printed an error the user can
+// act on: the CLI is asked to bail without adding a message of its own.
+const userActionableExit = 32
+
+type host struct {
+	pulumirpc.UnimplementedLanguageRuntimeServer
+	engineAddress string
+}
+
+func main() {
+	flag.String("tracing", "", "ignored: this host emits no traces")
+	showVersion := flag.Bool("version", false, "print the version and exit")
+	flag.Parse()
+	if *showVersion {
+		fmt.Println(version.Version)
+		return
+	}
+	engineAddress := flag.Arg(0)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := make(chan bool)
+	go func() {
+		<-ctx.Done()
+		close(stop)
+	}()
+	if engineAddress != "" {
+		// Exit when the engine is gone (a killed CLI), as every plugin of the CLI does.
+		if err := rpcutil.Healthcheck(ctx, engineAddress, 5*time.Minute, cancel); err != nil {
+			fail(fmt.Errorf("could not start the health check of the engine: %w", err))
+		}
+	}
+	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
+		Cancel: stop,
+		Init: func(srv *grpc.Server) error {
+			pulumirpc.RegisterLanguageRuntimeServer(srv, &host{engineAddress: engineAddress})
+			return nil
+		},
+	})
+	if err != nil {
+		fail(fmt.Errorf("could not start the language host: %w", err))
+	}
+	// The CLI reads the port from the first line of standard output.
+	fmt.Printf("%d\n", handle.Port)
+	if err := <-handle.Done; err != nil {
+		fail(fmt.Errorf("the language host stopped serving: %w", err))
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(1)
+}
+
+func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
+	return &pulumirpc.PluginInfo{Version: version.Version}, nil
+}
+
+// GetRequiredPlugins and GetRequiredPackages name no plugin: the programs here use dynamic
+// providers only, whose host ships with @pulumi/pulumi, and plugin acquisition is off.
+func (h *host) GetRequiredPlugins(
+	context.Context, *pulumirpc.GetRequiredPluginsRequest,
+) (*pulumirpc.GetRequiredPluginsResponse, error) {
+	return &pulumirpc.GetRequiredPluginsResponse{}, nil
+}
+
+func (h *host) GetRequiredPackages(
+	context.Context, *pulumirpc.GetRequiredPackagesRequest,
+) (*pulumirpc.GetRequiredPackagesResponse, error) {
+	return &pulumirpc.GetRequiredPackagesResponse{}, nil
+}
+
+func (h *host) GetProgramDependencies(
+	context.Context, *pulumirpc.GetProgramDependenciesRequest,
+) (*pulumirpc.GetProgramDependenciesResponse, error) {
+	return &pulumirpc.GetProgramDependenciesResponse{}, nil
+}
+
+// Run runs the program with the runner of the program's own @pulumi/pulumi. A failed program is
+// reported in the response, as the CLI expects, not as an RPC error.
+func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
+	info := req.GetInfo()
+	runner, err := resolve(info.GetProgramDirectory(), "@pulumi/pulumi/cmd/run")
+	if err != nil {
+		return &pulumirpc.RunResponse{Error: err.Error()}, nil
+	}
+	options := info.GetOptions().AsMap()
+	args := nodeArgs(options)
+	args = append(args, runner)
+	flagIfSet := func(name, value string) {
+		if value != "" {
+			args = append(args, "--"+name, value)
+		}
+	}
+	flagIfSet("monitor", req.GetMonitorAddress())
+	flagIfSet("engine", h.engineAddress)
+	flagIfSet("organization", req.GetOrganization())
+	flagIfSet("project", req.GetProject())
+	flagIfSet("root-directory", info.GetRootDirectory())
+	flagIfSet("stack", req.GetStack())
+	flagIfSet("pwd", info.GetProgramDirectory())
+	if req.GetDryRun() {
+		args = append(args, "--dry-run")
+	}
+	if req.GetParallel() > 0 {
+		flagIfSet("parallel", strconv.Itoa(int(req.GetParallel())))
+	}
+	args = append(args, info.GetEntryPoint())
+	args = append(args, req.GetArgs()...)
+
+	env, err := programEnv(req, options)
+	if err != nil {
+		return &pulumirpc.RunResponse{Error: err.Error()}, nil
+	}
+	cmd := exec.CommandContext(ctx, "node", args...)
+	cmd.Env = env
+	cmd.Stdout = os.Stdout
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			if exit.ExitCode() == userActionableExit {
+				return &pulumirpc.RunResponse{Bail: true}, nil
+			}
+			return &pulumirpc.RunResponse{
+				Error: fmt.Sprintf("Program exited with non-zero exit code: %d", exit.ExitCode()),
+			}, nil
+		}
+		return &pulumirpc.RunResponse{Error: fmt.Sprintf("could not run node: %v", err)}, nil
+	}
+	return &pulumirpc.RunResponse{}, nil
+}
+
+// programEnv is this process's environment plus what the runner reads: the stack config and its
+// secret keys as JSON, and the TypeScript options of Pulumi.yaml (typescript defaults to true).
+func programEnv(req *pulumirpc.RunRequest, options map[string]any) ([]string, error) {
+	config := req.GetConfig()
+	if config == nil {
+		config = map[string]string{}
+	}
+	configJSON, err := json.Marshal(config)
+	if err != nil {
+		return nil, err
+	}
+	secretKeys := req.GetConfigSecretKeys()
+	if secretKeys == nil {
+		secretKeys = []string{}
+	}
+	secretKeysJSON, err := json.Marshal(secretKeys)
+	if err != nil {
+		return nil, err
+	}
+	env := append(os.Environ(),
+		"PULUMI_CONFIG="+string(configJSON),
+		"PULUMI_CONFIG_SECRET_KEYS="+string(secretKeysJSON),
+	)
+	if typescript, ok := options["typescript"].(bool); !ok || typescript {
+		env = append(env, "PULUMI_NODEJS_TYPESCRIPT=true")
+	}
+	if tsconfig, ok := options["tsconfig"].(string); ok && tsconfig != "" {
+		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+tsconfig)
+	}
+	return env, nil
+}
+
+// nodeArgs are the `nodeargs` of Pulumi.yaml, split on white space.
+func nodeArgs(options map[string]any) []string {
+	value, _ := options["nodeargs"].(string)
+	return strings.Fields(value)
+}
+
+// resolve finds a module as Node does from dir, so that the program runs with its own SDK.
+func resolve(dir, module string) (string, error) {
+	cmd := exec.Command("node", "-e", "console.log(require.resolve(process.argv[1]))", module)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf(
+			"cannot find %s from %s: install the program's dependencies (npm ci) first", module, dir)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

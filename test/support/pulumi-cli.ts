@@ -1,0 +1,168 @@
+/**
+ * Which `pulumi` CLI the end-to-end tests, the demo and the benchmarks run, and how it is built
+ * when none is at hand (docs/pulumi-cli.md). The version is pinned: the `@pulumi/pulumi` that
+ * package-lock.json installs, built from the Go module `test/pulumi-cli/v<version>/`.
+ */
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { access, constants, mkdir, readdir, rename, rm, symlink } from "node:fs/promises";
+import { delimiter, join } from "node:path";
+import { promisify } from "node:util";
+import { REPO_ROOT } from "./installed-package.js";
+
+const run = promisify(execFile);
+
+/** The Go modules that pin each CLI the tests use, one folder per version (`v3.259.0`). */
+export const CLI_MODULES = join(REPO_ROOT, "test", "pulumi-cli");
+/** Where the CLIs are built (git-ignored), one folder per version. */
+export const CLI_BUILDS = join(REPO_ROOT, ".pulumi-cli");
+/** Our Node.js language host's Go module, built next to every CLI (docs/pulumi-cli.md). */
+const LANGUAGE_HOST_MODULE = join(CLI_MODULES, "language-host");
+/** A cold build downloads about 325 modules and compiles them on 2 cores: minutes, not hours. */
+const BUILD_TIMEOUT_MS = 40 * 60_000;
+const VERSION_PACKAGE = "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version";
+
+/** The CLI to run and where it came from. */
+export interface PulumiCli {
+  /** The `pulumi` executable. */
+  readonly path: string;
+  /** What `pulumi version` answers, e.g. `v3.259.0`. */
+  readonly version: string;
+  readonly source: "PULUMI_CLI" | "PATH" | "built";
+}
+
+/** The version of `@pulumi/pulumi` that package-lock.json installs, e.g. `3.259.0`. */
+export function lockedPulumiVersion(): string {
+  const lock = JSON.parse(readFileSync(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { version?: string }>;
+  };
+  const version = lock.packages["node_modules/@pulumi/pulumi"]?.version;
+  if (version === undefined) throw new Error("package-lock.json installs no @pulumi/pulumi");
+  return version;
+}
+
+/** The versions that have a Go module under test/pulumi-cli/, oldest first. */
+export async function pinnedCliVersions(): Promise<string[]> {
+  const names = await readdir(CLI_MODULES);
+  return names
+    .filter((name) => /^v\d+\.\d+\.\d+$/.test(name))
+    .map((name) => name.slice(1))
+    .sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+}
+
+/** The sentence a machine with neither a matching `pulumi` nor Go gets. */
+export function noCliMessage(version: string): string {
+  return (
+    `no pulumi CLI v${version} here: set PULUMI_CLI to a pulumi v${version} (or put one on PATH), ` +
+    `or install Go 1.26 and run \`npm ci\`, which builds it from test/pulumi-cli/v${version}.`
+  );
+}
+
+/**
+ * The CLI for `version`, without building anything: `PULUMI_CLI` when set (used as it is), else a
+ * `pulumi` on PATH that answers `v<version>`, else the one built into `.pulumi-cli/v<version>/`.
+ */
+export async function findPulumiCli(
+  version = lockedPulumiVersion(),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<PulumiCli | undefined> {
+  if (env.PULUMI_CLI) {
+    return { path: env.PULUMI_CLI, version: await versionOf(env.PULUMI_CLI), source: "PULUMI_CLI" };
+  }
+  for (const dir of (env.PATH ?? "").split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, "pulumi");
+    if (!(await isExecutable(candidate))) continue;
+    const answered = await versionOf(candidate).catch(() => "");
+    if (answered === `v${version}`) return { path: candidate, version: answered, source: "PATH" };
+    break;
+  }
+  const built = join(CLI_BUILDS, `v${version}`, "pulumi");
+  if (await isExecutable(built)) return { path: built, version: `v${version}`, source: "built" };
+  return undefined;
+}
+
+/**
+ * The CLI for `version`: found as {@link findPulumiCli} does, else built from its Go module (which
+ * needs Go, and the network unless Go's module cache holds every module go.sum names). Throws
+ * {@link noCliMessage} when there is no Go to build with.
+ */
+export async function ensurePulumiCli(
+  version = lockedPulumiVersion(),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<PulumiCli> {
+  const found = await findPulumiCli(version, env);
+  if (found) return found;
+  if (!(await hasGo(env))) throw new Error(noCliMessage(version));
+  await buildPulumiCli(version, env);
+  return {
+    path: join(CLI_BUILDS, `v${version}`, "pulumi"),
+    version: `v${version}`,
+    source: "built",
+  };
+}
+
+/**
+ * Builds `.pulumi-cli/v<version>/`: the CLI from `test/pulumi-cli/v<version>` as Pulumi's release
+ * build does it, our language host, and the dynamic-provider launcher that `@pulumi/pulumi` ships
+ * (linked, so the CLI finds all three next to itself). Built into a new folder that is renamed
+ * into place at the end, so a build killed half-way is never mistaken for a finished one.
+ */
+export async function buildPulumiCli(version: string, env: NodeJS.ProcessEnv = process.env) {
+  const target = join(CLI_BUILDS, `v${version}`);
+  const partial = `${target}.partial-${process.pid}`;
+  await rm(partial, { recursive: true, force: true });
+  await mkdir(partial, { recursive: true });
+  const goEnv = { ...env, GOTOOLCHAIN: "local", CGO_ENABLED: "0", GOFLAGS: "-mod=readonly" };
+  const ldflags = `-s -w -X ${VERSION_PACKAGE}=v${version}`;
+  try {
+    await run(
+      "go",
+      [
+        ...["build", "-trimpath", "-tags", "osusergo,grpcnotrace", "-ldflags", ldflags],
+        ...["-o", join(partial, "pulumi"), "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi"],
+      ],
+      { cwd: join(CLI_MODULES, `v${version}`), env: goEnv, timeout: BUILD_TIMEOUT_MS },
+    );
+    await run(
+      "go",
+      ["build", "-trimpath", "-ldflags", ldflags, "-o", join(partial, "pulumi-language-nodejs")],
+      { cwd: LANGUAGE_HOST_MODULE, env: goEnv, timeout: BUILD_TIMEOUT_MS },
+    );
+    // The launcher finds the dynamic-provider host from the program's folder, not from here.
+    await symlink(
+      join(REPO_ROOT, "node_modules", "@pulumi", "pulumi", "pulumi-resource-pulumi-nodejs"),
+      join(partial, "pulumi-resource-pulumi-nodejs"),
+    );
+    await rm(target, { recursive: true, force: true });
+    await rename(partial, target);
+  } catch (error) {
+    await rm(partial, { recursive: true, force: true });
+    const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim();
+    throw new Error(
+      `building pulumi v${version} from test/pulumi-cli/v${version} failed: ${stderr.split("\n").slice(-5).join(" ") || String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+async function versionOf(cli: string): Promise<string> {
+  const { stdout } = await run(cli, ["version"], {
+    timeout: 30_000,
+    env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
+  });
+  return stdout.trim();
+}
+
+async function hasGo(env: NodeJS.ProcessEnv): Promise<boolean> {
+  return run("go", ["version"], { env, timeout: 30_000 }).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  return access(path, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+}

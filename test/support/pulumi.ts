@@ -1,0 +1,444 @@
+/**
+ * Runs Pulumi programs with the real `pulumi` CLI (test/support/pulumi-cli.ts), offline and
+ * isolated as Pulumi's own test tools run it (docs/pulumi-cli.md): a file backend and a
+ * `PULUMI_HOME` of the project's own in a temporary folder, the passphrase secrets manager, no
+ * update check, no plugin acquisition, no plugins from PATH. What a run did is read from the CLI's
+ * exit code, its output and its engine event log.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, relative } from "node:path";
+import { promisify, stripVTControlCharacters } from "node:util";
+import { parse } from "yaml";
+import { ensurePulumiCli, type PulumiCli } from "./pulumi-cli.js";
+
+const execFileAsync = promisify(execFile);
+
+/** The passphrase of every test stack's secrets. */
+export const PASSPHRASE = "e2e-passphrase";
+
+/** The commands the tests run. */
+export type PulumiCommand = "preview" | "up" | "refresh" | "destroy";
+
+/** Stack config: key (`namespace:name`) to value, stored encrypted when `secret`. */
+export type ConfigValues = Record<string, { value: string; secret?: boolean }>;
+
+/** Flags of one run; each is the CLI flag of the same name. */
+export interface RunOptions {
+  /** `--expect-no-changes`: the run does what it does, then exits 7 if anything changed. */
+  expectNoChanges?: boolean;
+  /** refresh: `--preview-only`. */
+  previewOnly?: boolean;
+  /** up, refresh, destroy: `--skip-preview`. */
+  skipPreview?: boolean;
+  /** refresh: `--run-program`. */
+  runProgram?: boolean;
+  /** refresh: `--clear-pending-creates`. */
+  clearPendingCreates?: boolean;
+  /** `--parallel`. */
+  parallel?: number;
+  /** More arguments, e.g. `--policy-pack <dir>`. */
+  args?: string[];
+  /** Environment over the isolated one (a value of `undefined` removes a variable). */
+  env?: Record<string, string | undefined>;
+  /** Called with the CLI's process once it started (to kill it mid-run, say). */
+  onStart?: (cli: ChildProcess) => void;
+  /** Bound for the whole command; past it the CLI and its children are killed. */
+  timeoutMs?: number;
+}
+
+/** One resource's part in a run, from the engine's events. */
+export interface Step {
+  urn: string;
+  /** The full type token, e.g. `pulumi-nodejs:dynamic/tenant:ClientSettings`. */
+  type: string;
+  name: string;
+  /**
+   * Pulumi's step op: `same`, `create`, `update`, `delete`, `replace` (the resource's replacement,
+   * whatever its order), `refresh`, `read`...
+   */
+  op: string;
+  /** Top-level properties that differ, as the engine reports them. */
+  changedProperties: string[];
+  ok: boolean;
+}
+
+/** One engine event of the event log, debug diagnostics left out (they hold secrets). */
+export type EngineEvent = { sequence: number } & Record<string, unknown>;
+
+/** What one CLI command did. */
+export interface PulumiResult {
+  exitCode: number;
+  ok: boolean;
+  /** The engine's error diagnostics, or the CLI's last words when it failed without any. */
+  error?: string;
+  /** Everything the CLI printed, standard output and error in the order they came. */
+  output: string;
+  /** The resources' steps of the last pass (the update of an `up`), in the order they started. */
+  steps: Step[];
+  /** The resources' completed steps per op (the stack and its providers are not counted). */
+  counts: Record<string, number>;
+  /** Whether the engine's summary counts anything other than `same` (as `--expect-no-changes`). */
+  changes: boolean;
+  /** Messages of the info, warning and error diagnostics. */
+  diagnostics: string[];
+  events: EngineEvent[];
+}
+
+/** Where a program lives and how its project is named, for {@link PulumiProject.create}. */
+export interface ProjectOptions {
+  /** The program: a folder with a Pulumi.yaml (an example), or a program file. */
+  program: string;
+  /** The project name; by default the program's Pulumi.yaml's. */
+  name?: string;
+  stack?: string;
+  /** Config of the stack from the start. */
+  config?: ConfigValues;
+  /** The CLI version; by default the lock's. */
+  cliVersion?: string;
+}
+
+/**
+ * A Pulumi project in its own temporary folder, whose `main:` points at a program of this
+ * repository (so the program resolves `pulumi-tenant` and `@pulumi/pulumi` as a user's would,
+ * through `node_modules`), with its own backend, `PULUMI_HOME` and one stack. Nothing is shared
+ * between two projects, and nothing is written into the repository.
+ */
+export class PulumiProject {
+  private config: ConfigValues = {};
+
+  private constructor(
+    readonly cli: PulumiCli,
+    /** The temporary folder: `project/`, `state/`, `home/`, event logs. */
+    readonly root: string,
+    readonly name: string,
+    readonly stack: string,
+  ) {}
+
+  /** The folder holding Pulumi.yaml and the stack's config file. */
+  get dir(): string {
+    return join(this.root, "project");
+  }
+
+  /** The stack's state file in the file backend. */
+  get stateFile(): string {
+    return join(this.root, "state", ".pulumi", "stacks", this.name, `${this.stack}.json`);
+  }
+
+  static async create(options: ProjectOptions): Promise<PulumiProject> {
+    const cli = await ensurePulumiCli(options.cliVersion);
+    const root = await mkdtemp(join(tmpdir(), "tenant-pulumi-"));
+    try {
+      const programIsFile = /\.[cm]?[jt]s$/.test(options.program);
+      const programDir = programIsFile ? dirname(options.program) : options.program;
+      const own = programIsFile ? {} : projectFile(join(programDir, "Pulumi.yaml"));
+      const name = options.name ?? String(own.name ?? basename(programDir));
+      const project = new PulumiProject(cli, root, name, options.stack ?? "e2e");
+      await mkdir(project.dir, { recursive: true });
+      await mkdir(join(root, "state"));
+      await mkdir(join(root, "home"));
+      const main = relative(project.dir, options.program);
+      await writeFile(
+        join(project.dir, "Pulumi.yaml"),
+        [
+          `name: ${name}`,
+          "runtime:",
+          "  name: nodejs",
+          "  options:",
+          "    typescript: true",
+          `main: ${main}`,
+          "",
+        ].join("\n"),
+      );
+      await project.cliCommand([
+        "stack",
+        "init",
+        project.stack,
+        "--secrets-provider",
+        "passphrase",
+      ]);
+      await project.setConfig(options.config ?? {});
+      return project;
+    } catch (error) {
+      await rm(root, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /**
+   * Makes the stack's config exactly `values`: keys not in it are removed, changed ones set (secrets
+   * encrypted by the CLI with the stack's passphrase). Calls the CLI only for what differs.
+   */
+  async setConfig(values: ConfigValues): Promise<void> {
+    const gone = Object.keys(this.config).filter((key) => values[key] === undefined);
+    const changed = Object.entries(values).filter(([key, v]) => {
+      const old = this.config[key];
+      return old?.value !== v.value || !!old.secret !== !!v.secret;
+    });
+    if (gone.length > 0) await this.cliCommand(["config", "rm-all", ...gone]);
+    if (changed.length > 0) {
+      const args = changed.flatMap(([key, v]) => [
+        v.secret ? "--secret" : "--plaintext",
+        `${key}=${v.value}`,
+      ]);
+      await this.cliCommand(["config", "set-all", ...args]);
+    }
+    this.config = structuredClone(values);
+  }
+
+  /** The environment every command of this project runs with. */
+  env(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PULUMI_BACKEND_URL: `file://${join(this.root, "state")}`,
+      PULUMI_HOME: join(this.root, "home"),
+      PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      PULUMI_IGNORE_AMBIENT_PLUGINS: "true",
+      // The event log is a debug command's flag.
+      PULUMI_DEBUG_COMMANDS: "true",
+      // `npm test` type-checks the programs with tsc already; ts-node need not do it again.
+      PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+      NO_COLOR: "1",
+    };
+    for (const name of [
+      "PULUMI_ACCESS_TOKEN",
+      "PULUMI_CONFIG_PASSPHRASE_FILE",
+      "PULUMI_SKIP_CONFIRMATIONS",
+    ]) {
+      delete env[name];
+    }
+    for (const [name, value] of Object.entries(extra)) {
+      if (value === undefined) delete env[name];
+      else env[name] = value;
+    }
+    return env;
+  }
+
+  /** Runs `pulumi <args>` in the project (not an operation: stack, config, export); throws on failure. */
+  async cliCommand(args: string[], env: Record<string, string | undefined> = {}): Promise<string> {
+    try {
+      const { stdout } = await execFileAsync(this.cli.path, [...args, "--non-interactive"], {
+        cwd: this.dir,
+        env: this.env(env),
+        timeout: 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      return stdout;
+    } catch (error) {
+      const stderr = String((error as { stderr?: unknown }).stderr ?? error).trim();
+      throw new Error(`pulumi ${args.slice(0, 2).join(" ")} failed: ${stderr}`, { cause: error });
+    }
+  }
+
+  /** The stack's state as `pulumi stack export` gives it (secrets decrypted when asked). */
+  async exportState(options: { showSecrets?: boolean } = {}): Promise<ExportedState> {
+    const args = ["stack", "export", ...(options.showSecrets ? ["--show-secrets"] : [])];
+    return JSON.parse(await this.cliCommand(args)) as ExportedState;
+  }
+
+  /** The state file's text ("" before the first update), for searching it. */
+  async stateText(): Promise<string> {
+    return readFile(this.stateFile, "utf8").catch(() => "");
+  }
+
+  /**
+   * Runs one operation (preview, up, refresh, destroy) with `--yes --non-interactive`. Never
+   * throws for a failed run: `ok` is false, `exitCode` and `error` say why.
+   */
+  async run(
+    command: PulumiCommand,
+    config: ConfigValues | undefined,
+    options: RunOptions = {},
+  ): Promise<PulumiResult> {
+    if (config !== undefined) await this.setConfig(config);
+    const eventLog = join(this.root, `events-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+    const args = [
+      command,
+      "--non-interactive",
+      "--color",
+      "never",
+      "--event-log",
+      eventLog,
+      ...(command === "preview" || options.previewOnly ? [] : ["--yes"]),
+      ...(options.expectNoChanges ? ["--expect-no-changes"] : []),
+      ...(options.previewOnly ? ["--preview-only"] : []),
+      ...(options.skipPreview ? ["--skip-preview"] : []),
+      ...(options.runProgram ? ["--run-program"] : []),
+      ...(options.clearPendingCreates ? ["--clear-pending-creates"] : []),
+      ...(options.parallel !== undefined ? ["--parallel", String(options.parallel)] : []),
+      ...(options.args ?? []),
+    ];
+    const { exitCode, output } = await spawnCli(this.cli.path, args, {
+      cwd: this.dir,
+      env: this.env(options.env),
+      timeoutMs: options.timeoutMs ?? 180_000,
+      ...(options.onStart ? { onStart: options.onStart } : {}),
+    });
+    const events = await readEvents(eventLog);
+    await rm(eventLog, { force: true });
+    return resultOf(exitCode, output, events);
+  }
+
+  async remove(): Promise<void> {
+    await rm(this.root, { recursive: true, force: true });
+  }
+}
+
+/** What `pulumi stack export` writes, as far as the tests read it. */
+export interface ExportedState {
+  deployment: {
+    resources?: Array<{
+      urn: string;
+      type: string;
+      id?: string;
+      inputs?: Record<string, unknown>;
+      outputs?: Record<string, unknown>;
+      protect?: boolean;
+      retainOnDelete?: boolean;
+    }>;
+    pending_operations?: Array<{ type: string; resource: { urn: string } }>;
+  };
+}
+
+function projectFile(path: string): Record<string, unknown> {
+  return (parse(readFileSync(path, "utf8")) ?? {}) as Record<string, unknown>;
+}
+
+/**
+ * Spawns the CLI in a process group of its own and waits for it to exit, gathering its output. On
+ * the time limit the whole group is killed (the CLI, its language host, program and provider
+ * hosts), so no child outlives the run.
+ */
+async function spawnCli(
+  cli: string,
+  args: string[],
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    timeoutMs: number;
+    onStart?: (cli: ChildProcess) => void;
+  },
+): Promise<{ exitCode: number; output: string }> {
+  const child = spawn(cli, args, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const chunks: string[] = [];
+  child.stdout.setEncoding("utf8").on("data", (text: string) => chunks.push(text));
+  child.stderr.setEncoding("utf8").on("data", (text: string) => chunks.push(text));
+  const killGroup = () => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  };
+  const timer = setTimeout(() => {
+    chunks.push(`\n(killed after ${options.timeoutMs} ms)\n`);
+    killGroup();
+  }, options.timeoutMs);
+  options.onStart?.(child);
+  try {
+    const exitCode = await new Promise<number>((resolve, reject) => {
+      child.on("error", reject);
+      child.on("close", (code, signal) => resolve(code ?? (signal ? 128 + 9 : 1)));
+    });
+    return { exitCode, output: stripVTControlCharacters(chunks.join("")) };
+  } finally {
+    clearTimeout(timer);
+    // The CLI's children exit with it; a group left by a killed CLI is killed here.
+    killGroup();
+  }
+}
+
+async function readEvents(path: string): Promise<EngineEvent[]> {
+  const text = await readFile(path, "utf8").catch(() => "");
+  const events: EngineEvent[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    let event: EngineEvent;
+    try {
+      event = JSON.parse(line) as EngineEvent;
+    } catch {
+      continue; // the last line of a killed run may be cut
+    }
+    const diagnostic = event.diagnosticEvent as { severity?: string } | undefined;
+    if (diagnostic?.severity === "debug") continue;
+    events.push(event);
+  }
+  return events;
+}
+
+interface StepMetadata {
+  op: string;
+  urn: string;
+  type: string;
+  diffs?: string[];
+}
+
+const REPLACEMENT_OPS = new Set(["replace", "create-replacement", "delete-replaced"]);
+
+/** Steps, counts and errors of a run from its engine events. */
+export function resultOf(exitCode: number, output: string, events: EngineEvent[]): PulumiResult {
+  const steps = new Map<string, Step>();
+  const diagnostics: string[] = [];
+  const errors: string[] = [];
+  let summary: Record<string, number> = {};
+  for (const event of events) {
+    const pre = (event.resourcePreEvent as { metadata?: StepMetadata } | undefined)?.metadata;
+    const done = (event.resOutputsEvent as { metadata?: StepMetadata } | undefined)?.metadata;
+    const failed = (event.resOpFailedEvent as { metadata?: StepMetadata } | undefined)?.metadata;
+    const metadata = pre ?? done ?? failed;
+    if (metadata && !isInternal(metadata.type)) {
+      const known = steps.get(metadata.urn);
+      const op = REPLACEMENT_OPS.has(metadata.op) ? "replace" : metadata.op;
+      steps.set(metadata.urn, {
+        urn: metadata.urn,
+        type: metadata.type,
+        name: metadata.urn.slice(metadata.urn.lastIndexOf("::") + 2),
+        // A refresh's step starts as `refresh` and ends as what it found.
+        op: known?.op === "replace" ? "replace" : op,
+        changedProperties: metadata.diffs ?? known?.changedProperties ?? [],
+        ok: failed === undefined && (known?.ok ?? true),
+      });
+    }
+    const diagnostic = event.diagnosticEvent as
+      | { severity: string; message: string; urn?: string }
+      | undefined;
+    if (diagnostic) {
+      const message = stripVTControlCharacters(diagnostic.message).trim();
+      diagnostics.push(message);
+      if (diagnostic.severity === "error") errors.push(message);
+    }
+    const end = event.summaryEvent as { resourceChanges?: Record<string, number> } | undefined;
+    if (end) summary = { ...end.resourceChanges };
+  }
+  const counts: Record<string, number> = {};
+  for (const step of steps.values()) if (step.ok) counts[step.op] = (counts[step.op] ?? 0) + 1;
+  const changes = Object.entries(summary).some(([op, n]) => op !== "same" && n > 0);
+  const lastWords = output.trim().split("\n").slice(-3).join("\n");
+  const error =
+    errors.length > 0 ? errors.join("\n") : exitCode !== 0 ? lastWords || undefined : undefined;
+  return {
+    exitCode,
+    ok: exitCode === 0,
+    ...(error !== undefined ? { error } : {}),
+    output,
+    steps: [...steps.values()],
+    counts,
+    changes,
+    diagnostics,
+    events,
+  };
+}
+
+function isInternal(type: string): boolean {
+  return type === "pulumi:pulumi:Stack" || type.startsWith("pulumi:providers:");
+}
