@@ -1,19 +1,18 @@
 /**
- * The three resources under Pulumi's rules (test/engine/CONFORMANCE.md), end to end against the
- * local tenant API: the drift gate of rule 1 in both scenarios, credential rotation (rule 2),
- * retainOnDelete added later (rule 5) and replaceOnChanges (rule 6).
+ * The three resources under the rules of Pulumi's engine that the package's promises rest on
+ * (docs/pulumi-cli.md), end to end with the real CLI against the local tenant API: the drift gate
+ * in both scenarios, `up --expect-no-changes`, credential rotation, retainOnDelete added later,
+ * replaceOnChanges, protect, and a missing passphrase.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { EngineCommand, EngineOptions, EngineResult } from "./engine/index.js";
-import { type Stack, startStack } from "./support/e2e.js";
+import { type Stack, type StackRunOptions, startStack } from "./support/e2e.js";
+import type { PulumiCommand, PulumiResult } from "./support/pulumi.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
 const PARTNER = DEFAULT_SEED_IDS.strictThirdParty;
-const FIXTURE = resolve(__dirname, "engine", "fixtures", "tenant", "index.ts");
+const PROGRAM = resolve(__dirname, "fixtures", "rules");
 const DECLARED = ["https://portal.example.com/callback"];
 const EDITED = ["https://attacker.example/cb"];
 
@@ -39,11 +38,12 @@ const partner: Spec = {
 
 interface RulesStack {
   stack: Stack;
+  /** Runs the fixture program declaring `resources` (undefined: the config of the last run). */
   run(
-    command: EngineCommand,
+    command: PulumiCommand,
     resources: Spec[] | undefined,
-    options?: Partial<EngineOptions>,
-  ): Promise<EngineResult>;
+    options?: StackRunOptions,
+  ): Promise<PulumiResult>;
   callbacks(): unknown;
 }
 
@@ -54,29 +54,26 @@ afterEach(async () => {
 
 /** A project running the fixture program against its own local tenant API. */
 async function rulesStack(): Promise<RulesStack> {
-  const dir = await mkdtemp(join(tmpdir(), "tenant-rules-"));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  await writeFile(
-    join(dir, "Pulumi.yaml"),
-    `name: tenant-rules\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: ${FIXTURE}\n`,
-  );
-  const stack = await startStack(dir, {});
+  const stack = await startStack(PROGRAM, {});
   cleanups.push(() => stack.stop());
+  let declared: Spec[] = [];
   return {
     stack,
-    run: (command, resources, options = {}) =>
-      stack.run(command, {
+    run: (command, resources, options = {}) => {
+      declared = resources ?? declared;
+      return stack.run(command, {
         ...options,
         config: {
-          ...(resources ? { "rules:resources": { value: JSON.stringify(resources) } } : {}),
+          "rules:resources": { value: JSON.stringify(declared) },
           ...options.config,
         },
-      }),
+      });
+    },
     callbacks: () => stack.api.store.getClient(PORTAL)?.callbacks,
   };
 }
 
-async function ok(result: Promise<EngineResult>): Promise<EngineResult> {
+async function ok(result: Promise<PulumiResult>): Promise<PulumiResult> {
   const done = await result;
   expect(done.error, done.output).toBeUndefined();
   return done;
@@ -90,7 +87,7 @@ function edit(s: RulesStack, callbacks: string[]): void {
 }
 
 describe("the drift gate (refresh --preview-only --expect-no-changes) under Pulumi's refresh", () => {
-  it("still fails with exit code 7 after a plain refresh accepted the edit into the state", async () => {
+  it("still fails with exit code 7 after a plain refresh accepted the edit into the state, and passes once up repaired it", async () => {
     const s = await rulesStack();
     await ok(s.run("up", [portal(), partner]));
     edit(s, EDITED);
@@ -99,12 +96,17 @@ describe("the drift gate (refresh --preview-only --expect-no-changes) under Pulu
     const gate = await s.run("refresh", undefined, { previewOnly: true, expectNoChanges: true });
 
     expect(gate.exitCode, gate.output).toBe(7);
-    expect(gate.steps.map((step) => [step.name, step.op, step.changedProperties]).sort()).toEqual([
-      ["partner", "same", []],
-      ["portal", "update", ["callbacks"]],
+    expect(gate.steps.map((step) => [step.name, step.op]).sort()).toEqual([
+      ["partner", "same"],
+      ["portal", "update"],
     ]);
     await ok(s.run("up", [portal(), partner]));
     expect(s.callbacks()).toEqual(DECLARED);
+    const repaired = await s.run("refresh", undefined, {
+      previewOnly: true,
+      expectNoChanges: true,
+    });
+    expect(repaired.exitCode, repaired.output).toBe(0);
   });
 
   it("passes once the edit is undone, though the state still holds the edited callbacks", async () => {
@@ -121,9 +123,23 @@ describe("the drift gate (refresh --preview-only --expect-no-changes) under Pulu
   });
 });
 
+describe("up --expect-no-changes", () => {
+  it("applies the changes, then exits with code 7", async () => {
+    const s = await rulesStack();
+    await ok(s.run("up", [portal()]));
+    const next = ["https://portal.example.com/next"];
+
+    const result = await s.run("up", [portal(undefined, next)], { expectNoChanges: true });
+
+    expect(result.exitCode, result.output).toBe(7);
+    expect(result.error).toBe("no changes were expected for update but changes were proposed");
+    expect(s.callbacks()).toEqual(next);
+  });
+});
+
 describe("credential rotation (the provider entry keeps the config of the last up)", () => {
   /** Rotates the management client's secret: the old one stops working at once. */
-  function rotate(s: RulesStack): Partial<EngineOptions> {
+  function rotate(s: RulesStack): StackRunOptions {
     const admin = s.stack.api.store.getClient(s.stack.api.clientId);
     if (!admin) throw new Error("the management client is missing from the seed");
     const secret = "rotated-secret-0123456789abcdefghijklmnopqrstuv";
@@ -143,9 +159,10 @@ describe("credential rotation (the provider entry keeps the config of the last u
       `ClientSettings "portal": getting an access token for client ${s.stack.api.clientId} ` +
       `from ${s.stack.api.tokenUrl} failed with 401 access_denied: Unauthorized`;
     expect(refresh.exitCode).toBe(1);
-    expect(refresh.error).toBe(`tenant:ClientSettings (portal): read failed: ${revoked}`);
+    // refresh fails in its preview pass, destroy in the deletion itself: neither writes anything.
+    expect(refresh.error).toBe(`Preview failed: ${revoked}\npreview failed`);
     expect(destroy.exitCode).toBe(1);
-    expect(destroy.error).toBe(`tenant:ClientSettings (portal): delete failed: ${revoked}`);
+    expect(destroy.error).toBe(`${revoked}\nupdate failed`);
     expect(s.callbacks()).toEqual(DECLARED);
 
     await ok(s.run("up", [portal()], rotated));
@@ -186,5 +203,44 @@ describe("resource options of the three resources", () => {
 
     expect(changed.steps.map((step) => [step.name, step.op])).toEqual([["portal", "update"]]);
     expect(s.callbacks()).toEqual(next);
+  });
+
+  it("refuses in preview to delete a protected resource, writing nothing", async () => {
+    const s = await rulesStack();
+    await ok(s.run("up", [portal({ protect: true })]));
+    s.stack.api.resetStats();
+
+    const removed = await s.run("up", []);
+
+    const urn = "urn:pulumi:e2e::tenant-rules::pulumi-nodejs:dynamic/tenant:ClientSettings::portal";
+    expect(removed.exitCode).toBe(1);
+    expect(removed.error).toBe(
+      `Preview failed: resource "${urn}" cannot be deleted\n` +
+        "because it is protected. To unprotect the resource, either remove the `protect` flag from " +
+        "the resource in your Pulumi program and run `pulumi up`, or use the command:\n" +
+        `\`pulumi state unprotect '${urn}'\`\npreview failed`,
+    );
+    expect(s.stack.writes()).toBe(0);
+    expect(s.callbacks()).toEqual(DECLARED);
+  });
+});
+
+describe("the stack's secrets", () => {
+  it("fail a run without the passphrase before anything reaches the tenant", async () => {
+    const s = await rulesStack();
+    await ok(s.run("up", [portal()]));
+    s.stack.api.resetStats();
+
+    const result = await s.run("up", [portal(undefined, EDITED)], {
+      env: { PULUMI_CONFIG_PASSPHRASE: undefined },
+    });
+
+    expect(result.exitCode).toBe(1);
+    expect(result.error).toBe(
+      "getting stack configuration: get stack secrets manager: passphrase must be set with " +
+        "PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE environment variables",
+    );
+    expect(s.stack.api.stats().total).toBe(0);
+    expect(s.callbacks()).toEqual(DECLARED);
   });
 });

@@ -60,7 +60,11 @@ export interface Step {
    * whatever its order), `refresh`, `read`...
    */
   op: string;
-  /** Top-level properties that differ, as the engine reports them. */
+  /**
+   * Top-level properties that differ, as the engine's events name them: an update's and a
+   * replacement's. A refresh's events name none (its diff is the provider's Diff of the read
+   * outputs against the inputs, shown only in the CLI's display).
+   */
   changedProperties: string[];
   ok: boolean;
 }
@@ -72,7 +76,10 @@ export type EngineEvent = { sequence: number } & Record<string, unknown>;
 export interface PulumiResult {
   exitCode: number;
   ok: boolean;
-  /** The engine's error diagnostics, or the CLI's last words when it failed without any. */
+  /**
+   * The engine's error diagnostics, then the CLI's own errors, one a line; the CLI's last words
+   * when it failed without any.
+   */
   error?: string;
   /** Everything the CLI printed, standard output and error in the order they came. */
   output: string;
@@ -139,7 +146,12 @@ export class PulumiProject {
       await mkdir(project.dir, { recursive: true });
       await mkdir(join(root, "state"));
       await mkdir(join(root, "home"));
-      const main = relative(project.dir, options.program);
+      // The program's own `main:` (a file, say) is kept, now relative to the new project.
+      const ownMain = typeof own.main === "string" ? own.main : "";
+      const main = relative(
+        project.dir,
+        join(programDir, programIsFile ? basename(options.program) : ownMain),
+      );
       await writeFile(
         join(project.dir, "Pulumi.yaml"),
         [
@@ -423,6 +435,11 @@ export function resultOf(exitCode: number, output: string, events: EngineEvent[]
   const counts: Record<string, number> = {};
   for (const step of steps.values()) if (step.ok) counts[step.op] = (counts[step.op] ?? 0) + 1;
   const changes = Object.entries(summary).some(([op, n]) => op !== "same" && n > 0);
+  // The CLI's own errors (a flag, the secrets manager, --expect-no-changes) are not engine events:
+  // it prints them unindented, after the run.
+  for (const line of output.split("\n")) {
+    if (line.startsWith("error: ")) errors.push(line.slice("error: ".length).trim());
+  }
   const lastWords = output.trim().split("\n").slice(-3).join("\n");
   const error =
     errors.length > 0 ? errors.join("\n") : exitCode !== 0 ? lastWords || undefined : undefined;
