@@ -1,7 +1,6 @@
 import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { readState, stateFilePath } from "./engine/index.js";
 import { example, type Stack, startStack, tenantExampleConfig } from "./support/e2e.js";
 import { type InstalledProject, installPackedPackage } from "./support/installed-package.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
@@ -45,13 +44,13 @@ describe("the packed package installed in a user's project", () => {
   it("stores a provider of under 1 KB that requires the installed package by name", async () => {
     s = await startStack(project.dir, tenantExampleConfig());
     expect((await s.run("up")).ok).toBe(true);
-    const state = await readState(stateFilePath(s.stateDir, s.stack), {
-      passphrase: "e2e-passphrase",
-    });
-    const tenantResources = state.resources.filter((r) => r.type.includes("dynamic/tenant:"));
+    const { deployment } = await s.project.exportState();
+    const tenantResources = (deployment.resources ?? []).filter((r) =>
+      r.type.includes("dynamic/tenant:"),
+    );
     expect(tenantResources).toHaveLength(4);
     for (const resource of tenantResources) {
-      const provider = String(resource.outputs.__provider);
+      const provider = String(resource.outputs?.__provider);
       expect(provider).toMatch(/require\("pulumi-tenant\/shims\/[a-z-]+"\)/);
       expect(Buffer.byteLength(provider)).toBeLessThan(1024);
     }

@@ -68,11 +68,24 @@ describe("refusals before anything is sent", () => {
     ]);
     const preview = await stack.run("preview");
     expect(preview.ok).toBe(false);
-    expect(preview.output).toContain("callbacks[1]");
-    expect(preview.output).toContain("description: must be at most 140 characters (got 141)");
-    expect(preview.output).toContain(
-      'jwtConfiguration.lifetimeInSaconds: is not a known property; did you mean "lifetimeInSeconds"?',
-    );
+    // The CLI prints each failure of Check with the property's top-level value (none for a nested
+    // path): every mistake of the program at once.
+    const failure = (property: string, value: string, reason: string) =>
+      `pulumi-nodejs:dynamic/tenant:ClientSettings resource 'portal': property ${property} value {${value}} has a problem: ${reason}`;
+    expect(preview.exitCode).toBe(1);
+    expect(preview.error?.split("\n").slice(0, 3)).toEqual([
+      failure("description", "x".repeat(141), "must be at most 140 characters (got 141)"),
+      failure(
+        "callbacks[1]",
+        "<nil>",
+        'must be an absolute URL such as https://app.example.com/callback or com.example.app://callback ("*" allowed in a subdomain) (got "portal/cb")',
+      ),
+      failure(
+        "jwtConfiguration.lifetimeInSaconds",
+        "<nil>",
+        'is not a known property; did you mean "lifetimeInSeconds"?',
+      ),
+    ]);
     expect(stack.api.stats().api).toBe(0);
     expect(stack.writes()).toBe(0);
   });
