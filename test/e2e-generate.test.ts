@@ -2,7 +2,7 @@
  * The promise of `pulumi-tenant generate`, end to end, as a user meets it: the packed
  * package installed in a fresh project, its `pulumi-tenant` command run with read-only
  * credentials, and the generated project run through Pulumi's own runtime and dynamic-provider
- * host (the engine stand-in). For the generated project, `preview` shows only creates, `up`
+ * host (the real pulumi CLI). For the generated project, `preview` shows only creates, `up`
  * sends no write to the tenant, and `refresh --preview-only --expect-no-changes` succeeds; on the
  * default local tenant and on one whose clients use every field kind.
  */
@@ -100,7 +100,7 @@ async function adopt(out: string): Promise<void> {
   );
 }
 
-/** The engine runs with the admin credentials: the program could write, and must not need to. */
+/** The CLI runs with the admin credentials: the program could write, and must not need to. */
 async function expectAdoptedAsIs(stack: Stack, resources: number): Promise<void> {
   const preview = await stack.run("preview");
   expect(preview.error).toBeUndefined();

@@ -1,25 +1,25 @@
 import { describe, expect, it } from "vitest";
 import {
-  type EngineCommand,
-  type EngineEvent,
-  type EngineOptions,
-  type EngineResult,
-  readState,
-  stateFilePath,
-} from "./engine/index.js";
-import {
   type ConfigValues,
   example,
-  PASSPHRASE,
   type Stack,
+  type StackRunOptions,
   startStack,
   undoAfterEach,
+  writesTo,
 } from "./support/e2e.js";
+import {
+  type ExportedState,
+  isSecretValue,
+  type PulumiCommand,
+  type PulumiResult,
+  revealed,
+} from "./support/pulumi.js";
 import { startTenantApi, type TenantApi } from "./tenant-api/index.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 /**
- * examples/multi-tenant through Pulumi's runtime: one program, two local tenants with different
+ * examples/multi-tenant under the real pulumi CLI: one program, two local tenants with different
  * rate limits, each resource naming its tenant with its `tenant` input. The stack config has no
  * `tenant:*` keys, so nothing reaches a tenant but through the connections the program declares
  * and the state keeps.
@@ -46,7 +46,7 @@ interface Tenants {
   readonly api: Record<Environment, TenantApi>;
   /** The program's config: each environment's connection (secret as a secret) and clients. */
   config: ConfigValues;
-  run(command: EngineCommand, options?: Partial<EngineOptions>): Promise<EngineResult>;
+  run(command: PulumiCommand, options?: StackRunOptions): Promise<PulumiResult>;
 }
 
 /** The config the program reads for one environment, connecting as `credentials`. */
@@ -91,22 +91,19 @@ async function startTenants(): Promise<Tenants> {
   return tenants;
 }
 
-async function succeeds(result: Promise<EngineResult>): Promise<EngineResult> {
+async function succeeds(result: Promise<PulumiResult>): Promise<PulumiResult> {
   const done = await result;
-  expect(done.error).toBeUndefined();
+  expect(done.error, done.output).toBeUndefined();
   expect(done.ok).toBe(true);
   return done;
 }
 
-const opsByName = (result: EngineResult) =>
+const opsByName = (result: PulumiResult) =>
   Object.fromEntries(result.steps.map((step) => [step.name, step.op]));
 
-/** The management API writes (PUT, PATCH, DELETE) a tenant received. */
-function writes(api: TenantApi): number {
-  return Object.entries(api.stats().byRoute)
-    .filter(([route]) => /^(PUT|PATCH|DELETE) \/api\/v2\//.test(route))
-    .reduce((sum, [, count]) => sum + count, 0);
-}
+/** The tenant resources of an exported state. */
+const tenantResources = (state: ExportedState) =>
+  (state.deployment.resources ?? []).filter((r) => r.type.includes("dynamic/tenant:"));
 
 describe("the multi-tenant example through Pulumi's runtime", () => {
   it("previews every resource of both tenants as a create and calls neither", async () => {
@@ -140,26 +137,33 @@ describe("the multi-tenant example through Pulumi's runtime", () => {
   it("stores each resource's connection, the credentials encrypted and the domain shown, through a refresh", async () => {
     const t = await startTenants();
     await succeeds(t.run("up"));
-    const stateFile = stateFilePath(t.stack.stateDir, t.stack.stack);
-    const afterUp = await readState(stateFile, { passphrase: PASSPHRASE });
+    const afterUp = [
+      await t.stack.project.exportState(),
+      await t.stack.project.exportState({ showSecrets: true }),
+    ];
     await succeeds(t.run("refresh", { skipPreview: true }));
-    const afterRefresh = await readState(stateFile, { passphrase: PASSPHRASE });
+    const afterRefresh = [
+      await t.stack.project.exportState(),
+      await t.stack.project.exportState({ showSecrets: true }),
+    ];
 
-    for (const state of [afterUp, afterRefresh]) {
-      expect(state.resources).toHaveLength(6);
-      for (const resource of state.resources) {
-        const environment = resource.name.split("-")[0] as Environment;
-        const api = t.api[environment];
-        expect(resource.outputs.tenant).toEqual({
+    for (const [stored, decrypted] of [afterUp, afterRefresh]) {
+      expect(tenantResources(decrypted as ExportedState)).toHaveLength(6);
+      for (const resource of tenantResources(decrypted as ExportedState)) {
+        const name = resource.urn.slice(resource.urn.lastIndexOf("::") + 2);
+        const api = t.api[name.split("-")[0] as Environment];
+        expect(revealed(resource.outputs?.tenant)).toEqual({
           domain: api.domain,
           clientId: api.clientId,
           clientSecret: api.clientSecret,
         });
-        expect(resource.secretPaths).toEqual(
-          expect.arrayContaining(["inputs.tenant.clientSecret", "outputs.tenant.clientSecret"]),
-        );
-        expect(resource.secretPaths).not.toContain("outputs.tenant.domain");
-        expect(resource.secretPaths).not.toContain("inputs.tenant.domain");
+      }
+      for (const resource of tenantResources(stored as ExportedState)) {
+        for (const bag of [resource.inputs, resource.outputs]) {
+          const tenant = bag?.tenant as Record<string, unknown>;
+          expect(isSecretValue(tenant.clientSecret)).toBe(true);
+          expect(isSecretValue(tenant.domain)).toBe(false);
+        }
       }
     }
   });
@@ -169,15 +173,13 @@ describe("the multi-tenant example through Pulumi's runtime", () => {
     const secrets = ENVIRONMENTS.map((environment) => t.api[environment].clientSecret);
     const texts: string[] = [];
     const providers: string[] = [];
-    for (const command of ["preview", "up", "refresh", "destroy"] satisfies EngineCommand[]) {
+    for (const command of ["preview", "up", "refresh", "destroy"] satisfies PulumiCommand[]) {
       const result = await succeeds(t.run(command));
       const stateText = await t.stack.stateText();
       texts.push(result.output, ...result.diagnostics, stateText);
       if (command === "up") {
-        const state = await readState(stateFilePath(t.stack.stateDir, t.stack.stack), {
-          decrypt: false,
-        });
-        providers.push(...state.resources.map((r) => String(r.inputs.__provider)));
+        const state = await t.stack.project.exportState();
+        providers.push(...tenantResources(state).map((r) => String(r.inputs?.__provider)));
       }
     }
     expect(texts.join("\n")).toContain(t.api.staging.domain);
@@ -193,16 +195,8 @@ describe("the multi-tenant example through Pulumi's runtime", () => {
     await succeeds(t.run("up"));
     const next = await startTenantApi();
     undo(() => next.stop());
-    const operations: string[] = [];
-    const onEvent = (event: EngineEvent) => {
-      if (event.type === "operation-start" && event.urn.endsWith("::staging-mfa-push")) {
-        operations.push(event.operation);
-      }
-    };
 
-    const moved = await succeeds(
-      t.run("up", { config: environmentConfig("staging", next), onEvent }),
-    );
+    const moved = await succeeds(t.run("up", { config: environmentConfig("staging", next) }));
 
     expect(opsByName(moved)).toEqual({
       "staging-mfa-push": "replace",
@@ -212,7 +206,14 @@ describe("the multi-tenant example through Pulumi's runtime", () => {
       "production-portal": "same",
       "production-dashboard": "same",
     });
-    expect(operations).toEqual(["deleting", "creating"]);
+    // The old tenant's settings are put back before the new tenant's are applied.
+    const operations = moved.events
+      .map(
+        (event) => event.resourcePreEvent as { metadata: { op: string; urn: string } } | undefined,
+      )
+      .filter((pre) => pre?.metadata.urn.endsWith("::staging-mfa-push"))
+      .map((pre) => pre?.metadata.op);
+    expect(operations).toEqual(["delete-replaced", "replace", "create-replacement"]);
     expect(t.api.staging.store.snapshot()).toEqual(before);
     expect(next.store.getProvider()).toBe("sns");
     expect(next.store.getClient(PORTAL)).toMatchObject({
@@ -249,7 +250,7 @@ describe("the multi-tenant example through Pulumi's runtime", () => {
       "production-portal": "same",
     });
     expect(staging.stats().total).toBe(0);
-    expect(writes(staging)).toBe(0);
+    expect(writesTo(staging)).toBe(0);
     const refreshed = await succeeds(t.run("refresh", { previewOnly: true }));
     expect(refreshed.changes).toBe(false);
     expect(staging.stats().token).toBeGreaterThan(0);

@@ -62,9 +62,9 @@ export function writesTo(api: TenantApi): number {
 }
 
 /**
- * Starts a local tenant API and makes a Pulumi project of `program` (an example's folder or a
- * program file) against it. Each test gets its own tenant, backend and stack: nothing carries
- * over between tests.
+ * Starts a local tenant API and, at the first run, makes a Pulumi project of `program` (an
+ * example's folder or a program file) against it. Each test gets its own tenant, backend and
+ * stack: nothing carries over between tests.
  */
 export async function startStack(
   program: string,
@@ -72,23 +72,32 @@ export async function startStack(
   apiOptions: TenantApiOptions = {},
 ): Promise<Stack> {
   const api = await startTenantApi(apiOptions);
-  let project: PulumiProject;
-  try {
-    project = await PulumiProject.create({ program, config: { ...tenantConfig(api), ...config } });
-  } catch (error) {
-    await api.stop();
-    throw error;
-  }
+  // The project is made at the first run, so a test may write the program after starting.
+  let made: PulumiProject | undefined;
+  let making: Promise<PulumiProject> | undefined;
+  const project = () => {
+    making ??= PulumiProject.create({ program, config: { ...tenantConfig(api), ...config } }).then(
+      (created) => {
+        made = created;
+        return created;
+      },
+    );
+    return making;
+  };
   return {
     api,
-    project,
-    run: (command, { config: extra, ...options } = {}) =>
-      project.run(command, { ...tenantConfig(api), ...config, ...extra }, options),
-    stateText: () => project.stateText(),
+    get project() {
+      if (made === undefined)
+        throw new Error("the stack has not run yet: its project is made then");
+      return made;
+    },
+    run: async (command, { config: extra, ...options } = {}) =>
+      (await project()).run(command, { ...tenantConfig(api), ...config, ...extra }, options),
+    stateText: async () => (made ? made.stateText() : ""),
     writes: () => writesTo(api),
     stop: async () => {
       await api.stop();
-      await project.remove();
+      await (await making?.catch(() => undefined))?.remove();
     },
   };
 }

@@ -6,7 +6,7 @@
  * exit code, its output and its engine event log.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
@@ -316,6 +316,26 @@ export interface ExportedState {
   };
 }
 
+/** Pulumi's mark of a secret value in a state file or an export (its "secret signature"). */
+const SECRET_SIGNATURE = "4dabf18193072939515e22adb298388d";
+
+/** Whether a value of a state file or an export is a secret (encrypted, or shown with its mark). */
+export function isSecretValue(value: unknown): boolean {
+  return typeof value === "object" && value !== null && SECRET_SIGNATURE in value;
+}
+
+/** A value of `pulumi stack export --show-secrets` with each secret replaced by its plaintext. */
+export function revealed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(revealed);
+  if (typeof value !== "object" || value === null) return value;
+  if (isSecretValue(value)) {
+    const { plaintext } = value as { plaintext?: string };
+    if (plaintext === undefined) throw new Error("the export holds a secret still encrypted");
+    return revealed(JSON.parse(plaintext));
+  }
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, revealed(v)]));
+}
+
 function projectFile(path: string): Record<string, unknown> {
   return (parse(readFileSync(path, "utf8")) ?? {}) as Record<string, unknown>;
 }
@@ -458,4 +478,69 @@ export function resultOf(exitCode: number, output: string, events: EngineEvent[]
 
 function isInternal(type: string): boolean {
   return type === "pulumi:pulumi:Stack" || type.startsWith("pulumi:providers:");
+}
+
+/** A process of a CLI run, as Linux's /proc shows it. */
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  /** Its process group. */
+  pgid: number;
+  /** Its command line. */
+  args: string[];
+}
+
+/**
+ * `pid` and every process descended from it, parents before children, read from Linux's /proc.
+ * Pulumi starts each plugin (the language host, each provider host) in a process group of its own
+ * (`cmdutil.RegisterProcessGroup`, which sets setpgid), so the CLI's process group holds the CLI
+ * alone: its plugins are found by parentage.
+ */
+export function processTree(pid: number): ProcessInfo[] {
+  const all: ProcessInfo[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(join("/proc", entry, "stat"), "utf8");
+      // After the command name, in parentheses and possibly with spaces: state, ppid, pgrp, ...
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const args = readFileSync(join("/proc", entry, "cmdline"), "utf8").split("\0");
+      all.push({
+        pid: Number(entry),
+        ppid: Number(fields[1]),
+        pgid: Number(fields[2]),
+        args: args.filter((arg) => arg !== ""),
+      });
+    } catch {
+      // It exited while being read.
+    }
+  }
+  const tree = all.filter((p) => p.pid === pid);
+  // Each process is added once, under its one parent: the loop ends with the list.
+  for (let i = 0; i < tree.length; i += 1) {
+    const parent = tree[i]?.pid;
+    tree.push(...all.filter((p) => p.ppid === parent && p.pid !== pid));
+  }
+  return tree;
+}
+
+/**
+ * Kills `pid` and every process descended from it with SIGKILL, as the end of a CI job does: the
+ * root first (so it starts nothing more), then every process group led by one of them (a child a
+ * plugin started meanwhile is in its group), then each process. Returns the processes it found.
+ */
+export function killProcessTree(pid: number): ProcessInfo[] {
+  const tree = processTree(pid);
+  const kill = (target: number) => {
+    try {
+      process.kill(target, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  };
+  kill(pid);
+  const leaders = new Set(tree.map((p) => p.pid));
+  for (const group of new Set(tree.map((p) => p.pgid))) if (leaders.has(group)) kill(-group);
+  for (const p of tree) kill(p.pid);
+  return tree;
 }
