@@ -175,10 +175,16 @@ function versionOf(packages: LockPackages, name: string): string {
 }
 
 async function pack(dir: string): Promise<string> {
-  const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", dir], {
-    cwd: REPO_ROOT,
-    timeout: 120_000,
-  });
+  // The build is current (`npm test` builds first): packing must not rebuild dist/ under the feet
+  // of the tests that run meanwhile, nor look for a pulumi CLI.
+  const { stdout } = await run(
+    "npm",
+    ["pack", "--silent", "--ignore-scripts", "--pack-destination", dir],
+    {
+      cwd: REPO_ROOT,
+      timeout: 120_000,
+    },
+  );
   return join(dir, stdout.trim().split("\n").pop() ?? "");
 }
 
