@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { clientsFile, example, type Stack, startStack } from "./support/e2e.js";
+import type { PulumiCommand, PulumiResult } from "./support/pulumi.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
@@ -14,20 +15,19 @@ afterEach(async () => {
 });
 
 /** A stack of the clients-from-data example whose file holds `entries`. */
-async function stackOf(
-  entries: unknown[],
-): Promise<{ stack: Stack; write(e: unknown[]): Promise<void> }> {
+async function stackOf(entries: unknown[]): Promise<{
+  stack: Stack;
+  run(command: PulumiCommand): Promise<PulumiResult>;
+  write(e: unknown[]): Promise<void>;
+}> {
   let file = await clientsFile(entries);
   cleanups.push(() => file.remove());
   s = await startStack(example("clients-from-data"), {});
   const stack = s;
-  const options = () => ({ config: { "clients-from-data:file": { value: file.path } } });
-  const wrapped: Stack = {
-    ...stack,
-    run: (command, extra = {}) => stack.run(command, { ...options(), ...extra }),
-  };
   return {
-    stack: wrapped,
+    stack,
+    run: (command) =>
+      stack.run(command, { config: { "clients-from-data:file": { value: file.path } } }),
     write: async (next) => {
       file = await clientsFile(next);
       cleanups.push(() => file.remove());
@@ -40,12 +40,12 @@ describe("refusals before anything is sent", () => {
     const partner = (mode: string) => [
       { name: "partner", clientId: PARTNER, settings: { thirdPartySecurityMode: mode, sso: true } },
     ];
-    const { stack, write } = await stackOf(partner("strict"));
-    expect((await stack.run("up")).ok).toBe(true);
+    const { stack, run, write } = await stackOf(partner("strict"));
+    expect((await run("up")).ok).toBe(true);
     await write(partner("permissive"));
     stack.api.resetStats();
 
-    const preview = await stack.run("preview");
+    const preview = await run("preview");
     expect(preview.ok).toBe(false);
     expect(preview.output).toContain(
       `ClientSettings "partner": thirdPartySecurityMode of client ${PARTNER} cannot change from "strict" to "permissive": ` +
@@ -55,7 +55,7 @@ describe("refusals before anything is sent", () => {
   });
 
   it("fails the preview of invalid inputs, naming every property, sending nothing", async () => {
-    const { stack } = await stackOf([
+    const { stack, run } = await stackOf([
       {
         name: "portal",
         clientId: PORTAL,
@@ -66,7 +66,7 @@ describe("refusals before anything is sent", () => {
         },
       },
     ]);
-    const preview = await stack.run("preview");
+    const preview = await run("preview");
     expect(preview.ok).toBe(false);
     // The CLI prints each failure of Check with the property's top-level value (none for a nested
     // path): every mistake of the program at once.
