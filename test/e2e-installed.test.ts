@@ -1,8 +1,6 @@
-import { copyFile, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { example, type Stack, startStack, tenantExampleConfig } from "./support/e2e.js";
-import { type InstalledProject, installPackedPackage } from "./support/installed-package.js";
+import { installedExample, type Stack, startStack, tenantExampleConfig } from "./support/e2e.js";
+import type { InstalledProject } from "./support/installed-package.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 /**
@@ -14,15 +12,7 @@ describe("the packed package installed in a user's project", () => {
   let project: InstalledProject;
   let s: Stack | undefined;
   beforeAll(async () => {
-    project = await installPackedPackage(["typescript", "ts-node"]);
-    for (const file of ["index.ts", "Pulumi.yaml"]) {
-      await copyFile(join(example("tenant"), file), join(project.dir, file));
-    }
-    const manifest = JSON.parse(await readFile(join(project.dir, "package.json"), "utf8"));
-    await writeFile(
-      join(project.dir, "package.json"),
-      JSON.stringify({ ...manifest, main: "index.ts" }, null, 2),
-    );
+    project = await installedExample("tenant");
   }, 300_000);
   afterEach(async () => {
     await s?.stop();

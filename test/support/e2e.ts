@@ -1,9 +1,10 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach } from "vitest";
 import { startTenantApi, type TenantApi, type TenantApiOptions } from "../tenant-api/index.js";
 import { DEFAULT_SEED_IDS } from "../tenant-api/seed.js";
+import { type InstalledProject, installPackedPackage } from "./installed-package.js";
 import {
   type ConfigValues,
   type PulumiCommand,
@@ -63,25 +64,29 @@ export function writesTo(api: TenantApi): number {
 
 /**
  * Starts a local tenant API and, at the first run, makes a Pulumi project of `program` (an
- * example's folder or a program file) against it. Each test gets its own tenant, backend and
+ * example's folder or a program file) against it, run by the CLI of `cliVersion` (by default the
+ * lock's). Each test gets its own tenant, backend and
  * stack: nothing carries over between tests.
  */
 export async function startStack(
   program: string,
   config: ConfigValues,
   apiOptions: TenantApiOptions = {},
+  cliVersion?: string,
 ): Promise<Stack> {
   const api = await startTenantApi(apiOptions);
   // The project is made at the first run, so a test may write the program after starting.
   let made: PulumiProject | undefined;
   let making: Promise<PulumiProject> | undefined;
   const project = () => {
-    making ??= PulumiProject.create({ program, config: { ...tenantConfig(api), ...config } }).then(
-      (created) => {
-        made = created;
-        return created;
-      },
-    );
+    making ??= PulumiProject.create({
+      program,
+      config: { ...tenantConfig(api), ...config },
+      ...(cliVersion ? { cliVersion } : {}),
+    }).then((created) => {
+      made = created;
+      return created;
+    });
     return making;
   };
   return {
@@ -100,6 +105,32 @@ export async function startStack(
       await (await making?.catch(() => undefined))?.remove();
     },
   };
+}
+
+/**
+ * The packed package installed in a fresh user project (installPackedPackage) with TypeScript, the
+ * lock's copy `pulumi` of `@pulumi/pulumi`, and the program of `example` copied in: a user's
+ * project, outside the repository.
+ */
+export async function installedExample(
+  name: string,
+  pulumi = "@pulumi/pulumi",
+): Promise<InstalledProject> {
+  const project = await installPackedPackage(["typescript", "ts-node"], pulumi);
+  try {
+    for (const file of ["index.ts", "Pulumi.yaml"]) {
+      await copyFile(join(example(name), file), join(project.dir, file));
+    }
+    const manifest = JSON.parse(await readFile(join(project.dir, "package.json"), "utf8"));
+    await writeFile(
+      join(project.dir, "package.json"),
+      JSON.stringify({ ...manifest, main: "index.ts" }, null, 2),
+    );
+    return project;
+  } catch (error) {
+    await project.remove();
+    throw error;
+  }
 }
 
 /** Writes a clients file for the clients-from-data example into a temp folder; returns its path. */

@@ -109,9 +109,13 @@ export function lockSubset(packages: LockPackages, roots: readonly string[]): Lo
  * filled: no registry is asked, not even for metadata. A dependency missing from the package's
  * `dependencies` fails here as it would for a user. The build must be current (`npm test` builds
  * first). `extra` names more packages of the repository's lock (e.g. `typescript`) to install too.
+ * `pulumi` names the lock's copy of `@pulumi/pulumi` that the user project has: the one the
+ * package builds with, or an aliased dev dependency (`@pulumi/pulumi-floor`) installed as
+ * `@pulumi/pulumi` (see {@link asPulumiSdk}).
  */
 export async function installPackedPackage(
   extra: readonly string[] = [],
+  pulumi = "@pulumi/pulumi",
 ): Promise<InstalledProject> {
   const dir = await mkdtemp(join(tmpdir(), "tenant-user-project-"));
   try {
@@ -123,9 +127,10 @@ export async function installPackedPackage(
       bin?: Record<string, string>;
       dependencies?: Record<string, string>;
     };
-    const lock = JSON.parse(await readFile(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
+    const repoLock = JSON.parse(await readFile(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
       packages: LockPackages;
     };
+    const lock = { packages: asPulumiSdk(repoLock.packages, pulumi) };
     const roots = ["@pulumi/pulumi", ...extra];
     const packageDeps = Object.keys(manifest.dependencies ?? {});
     const dependencies: Record<string, string> = {
@@ -162,6 +167,32 @@ export async function installPackedPackage(
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * The lock's packages as a project would have them whose `@pulumi/pulumi` is the lock's copy at
+ * `node_modules/<alias>` (an aliased dev dependency such as `@pulumi/pulumi-floor`): that folder,
+ * with what npm nested inside it, moves to `node_modules/@pulumi/pulumi`, and the copy that was
+ * there goes, with what was nested inside it. Every other entry stays where it is, so each package
+ * still resolves what it resolved in the repository (npm placed the alias's nested dependencies
+ * exactly where its own resolution needs them).
+ */
+export function asPulumiSdk(packages: LockPackages, alias: string): LockPackages {
+  const sdk = "node_modules/@pulumi/pulumi";
+  if (alias === "@pulumi/pulumi") return packages;
+  const from = `node_modules/${alias}`;
+  if (packages[from] === undefined) throw new Error(`package-lock.json has no ${alias}`);
+  const moved: Record<string, LockEntry> = {};
+  for (const [path, entry] of Object.entries(packages)) {
+    if (path === sdk || path.startsWith(`${sdk}/`)) continue;
+    if (path === from) {
+      const { name: _name, ...own } = entry;
+      moved[sdk] = own;
+    } else if (path.startsWith(`${from}/`)) {
+      moved[`${sdk}${path.slice(from.length)}`] = entry;
+    } else moved[path] = entry;
+  }
+  return moved;
 }
 
 function versionOf(packages: LockPackages, name: string): string {

@@ -20,7 +20,14 @@ export const CLI_BUILDS = join(REPO_ROOT, ".pulumi-cli");
 const LANGUAGE_HOST_MODULE = join(CLI_MODULES, "language-host");
 /** A cold build downloads about 325 modules and compiles them on 2 cores: minutes, not hours. */
 const BUILD_TIMEOUT_MS = 40 * 60_000;
-const VERSION_PACKAGE = "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version";
+/**
+ * Where `pulumi version` reads its version, set by the linker: the SDK's variable in recent
+ * releases, pkg's own before (3.139.0 reads pkg's). Both are set; the linker ignores the absent one.
+ */
+const VERSION_VARIABLES = [
+  "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version",
+  "github.com/pulumi/pulumi/pkg/v3/version.Version",
+];
 
 /** The CLI to run and where it came from. */
 export interface PulumiCli {
@@ -113,7 +120,7 @@ export async function buildPulumiCli(version: string, env: NodeJS.ProcessEnv = p
   await rm(partial, { recursive: true, force: true });
   await mkdir(partial, { recursive: true });
   const goEnv = { ...env, GOTOOLCHAIN: "local", CGO_ENABLED: "0", GOFLAGS: "-mod=readonly" };
-  const ldflags = `-s -w -X ${VERSION_PACKAGE}=v${version}`;
+  const ldflags = ["-s -w", ...VERSION_VARIABLES.map((v) => `-X ${v}=v${version}`)].join(" ");
   try {
     await run(
       "go",

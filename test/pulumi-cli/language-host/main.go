@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -36,14 +35,17 @@ type host struct {
 }
 
 func main() {
-	flag.String("tracing", "", "ignored: this host emits no traces")
-	showVersion := flag.Bool("version", false, "print the version and exit")
-	flag.Parse()
-	if *showVersion {
+	if len(os.Args) == 2 && os.Args[1] == "-version" {
 		fmt.Println(version.Version)
 		return
 	}
-	engineAddress := flag.Arg(0)
+	// The engine's address comes last. Before it, the CLI may pass flags: `-tracing`, and, from
+	// older CLIs (3.139), Pulumi.yaml's runtime options and `-root` as `-name=value`. The options
+	// also arrive with every request (ProgramInfo.Options), which is where this host reads them.
+	var engineAddress string
+	if n := len(os.Args); n > 1 && !strings.HasPrefix(os.Args[n-1], "-") {
+		engineAddress = os.Args[n-1]
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
