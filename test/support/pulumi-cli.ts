@@ -66,14 +66,16 @@ export function noCliMessage(version: string): string {
 }
 
 /**
- * The CLI for `version`, without building anything: `PULUMI_CLI` when set (used as it is), else a
- * `pulumi` on PATH that answers `v<version>`, else the one built into `.pulumi-cli/v<version>/`.
+ * The CLI for `version`, without building anything: `PULUMI_CLI` when set (used as it is) and
+ * `version` is the lock's, else a `pulumi` on PATH that answers `v<version>`, else the one built
+ * into `.pulumi-cli/v<version>/`. Another pinned version (the floor's) never takes `PULUMI_CLI`:
+ * its tests are about that very CLI.
  */
 export async function findPulumiCli(
   version = lockedPulumiVersion(),
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PulumiCli | undefined> {
-  if (env.PULUMI_CLI) {
+  if (env.PULUMI_CLI && version === lockedPulumiVersion()) {
     return { path: env.PULUMI_CLI, version: await versionOf(env.PULUMI_CLI), source: "PULUMI_CLI" };
   }
   for (const dir of (env.PATH ?? "").split(delimiter).filter(Boolean)) {

@@ -9,7 +9,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, relative } from "node:path";
+import { join, relative } from "node:path";
 import { promisify, stripVTControlCharacters } from "node:util";
 import { parse } from "yaml";
 import { ensurePulumiCli, type PulumiCli } from "./pulumi-cli.js";
@@ -96,7 +96,7 @@ export interface PulumiResult {
 
 /** Where a program lives and how its project is named, for {@link PulumiProject.create}. */
 export interface ProjectOptions {
-  /** The program: a folder with a Pulumi.yaml (an example), or a program file. */
+  /** The program's folder, holding its Pulumi.yaml (an example, a fixture, a user's project). */
   program: string;
   /** The project name; by default the program's Pulumi.yaml's. */
   name?: string;
@@ -138,20 +138,14 @@ export class PulumiProject {
     const cli = await ensurePulumiCli(options.cliVersion);
     const root = await mkdtemp(join(tmpdir(), "tenant-pulumi-"));
     try {
-      const programIsFile = /\.[cm]?[jt]s$/.test(options.program);
-      const programDir = programIsFile ? dirname(options.program) : options.program;
-      const own = programIsFile ? {} : projectFile(join(programDir, "Pulumi.yaml"));
-      const name = options.name ?? String(own.name ?? basename(programDir));
+      const own = projectFile(join(options.program, "Pulumi.yaml"));
+      const name = options.name ?? String(own.name);
       const project = new PulumiProject(cli, root, name, options.stack ?? "e2e");
       await mkdir(project.dir, { recursive: true });
       await mkdir(join(root, "state"));
       await mkdir(join(root, "home"));
       // The program's own `main:` (a file, say) is kept, now relative to the new project.
-      const ownMain = typeof own.main === "string" ? own.main : "";
-      const main = relative(
-        project.dir,
-        join(programDir, programIsFile ? basename(options.program) : ownMain),
-      );
+      const main = relative(project.dir, join(options.program, String(own.main ?? "")));
       await writeFile(
         join(project.dir, "Pulumi.yaml"),
         [
