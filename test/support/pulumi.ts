@@ -336,8 +336,8 @@ function projectFile(path: string): Record<string, unknown> {
 
 /**
  * Spawns the CLI in a process group of its own and waits for it to exit, gathering its output. On
- * the time limit the whole group is killed (the CLI, its language host, program and provider
- * hosts), so no child outlives the run.
+ * the time limit the CLI and every process descended from it are killed (its language host,
+ * program and provider hosts, each in a group of its own), so no child outlives the run.
  */
 async function spawnCli(
   cli: string,
@@ -358,17 +358,9 @@ async function spawnCli(
   const chunks: string[] = [];
   child.stdout.setEncoding("utf8").on("data", (text: string) => chunks.push(text));
   child.stderr.setEncoding("utf8").on("data", (text: string) => chunks.push(text));
-  const killGroup = () => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  };
   const timer = setTimeout(() => {
     chunks.push(`\n(killed after ${options.timeoutMs} ms)\n`);
-    killGroup();
+    if (child.pid !== undefined) killProcessTree(child.pid);
   }, options.timeoutMs);
   options.onStart?.(child);
   try {
@@ -379,8 +371,6 @@ async function spawnCli(
     return { exitCode, output: stripVTControlCharacters(chunks.join("")) };
   } finally {
     clearTimeout(timer);
-    // The CLI's children exit with it; a group left by a killed CLI is killed here.
-    killGroup();
   }
 }
 

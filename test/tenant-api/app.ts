@@ -79,6 +79,12 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
       }
       return;
     }
+    context.onRequest?.({
+      method: request.method,
+      route: routeOf(request),
+      path: pathOf(request.url),
+      area,
+    });
     const plan = context.faults.next();
     if (plan.latencyMs > 0) await delay(plan.latencyMs);
     if (plan.drop) {

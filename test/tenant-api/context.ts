@@ -24,6 +24,18 @@ export interface ServerContext {
   stats: RequestStats;
   /** Lifetime of the tokens the token endpoint issues, in seconds. */
   tokenTtlSeconds: number;
+  /** Told of every request as it arrives (`TenantApiOptions.onRequest`). */
+  onRequest?: ((request: TenantApiRequest) => void) | undefined;
+}
+
+/** A request as {@link ServerContext.onRequest} is told of it. */
+export interface TenantApiRequest {
+  method: string;
+  /** The route template (`/api/v2/clients/:id`), or the path when no route matched. */
+  route: string;
+  /** The path, without the query. */
+  path: string;
+  area: Exclude<Area, "control">;
 }
 
 /** Which API a path belongs to; each has its own error shape, limits and faults. */

@@ -34,7 +34,7 @@ export {
   RESPONSE_ONLY_FIELDS,
   type WireClient,
 } from "./clients.js";
-export { areaOf, isLoopback, type ServerContext } from "./context.js";
+export { areaOf, isLoopback, type ServerContext, type TenantApiRequest } from "./context.js";
 export {
   ApiError,
   type ManagementErrorBody,

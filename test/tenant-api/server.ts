@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
 import { type MintOptions, TokenAuthority } from "./auth.js";
-import type { ServerContext } from "./context.js";
+import type { ServerContext, TenantApiRequest } from "./context.js";
 import { createRandom, FaultInjector, type FaultOptions, type ResolvedFaults } from "./faults.js";
 import { type RateLimitOptions, TokenBucket } from "./rate-limit.js";
 import { type LoadedSeed, loadSeed, type TenantSeed } from "./seed.js";
@@ -42,6 +42,13 @@ export interface TenantApiOptions {
   random?: number | undefined;
   /** Clock in milliseconds since the epoch (tokens, rate limit); default `Date.now`. */
   clock?: (() => number) | undefined;
+  /**
+   * Called synchronously with every request to the management and token APIs as it arrives,
+   * before faults, the rate limit and authentication apply (control routes are not reported), so
+   * a test can act at an exact point of a run: kill it when the first write arrives, say. It must
+   * not throw. It survives `restart()`.
+   */
+  onRequest?: ((request: TenantApiRequest) => void) | undefined;
 }
 
 /** Credentials of a machine-to-machine client of the tenant. */
@@ -130,6 +137,7 @@ export async function createServerContext(
     faults: new FaultInjector(createRandom(options.random ?? randomInt(2 ** 31)), options.faults),
     stats: new RequestStats(),
     tokenTtlSeconds,
+    onRequest: options.onRequest,
   };
   return { context, seed };
 }
