@@ -37,6 +37,24 @@ async function sdkCopies(project: InstalledProject): Promise<string[]> {
     .map((line) => line.slice(line.lastIndexOf(":") + 1));
 }
 
+/**
+ * The example `name` installed in a user project whose `@pulumi/pulumi` is the lock's copy
+ * `pulumi`, before the describe block's tests, and removed after them.
+ */
+function userProject(name: string, pulumi: string): () => InstalledProject {
+  let project: InstalledProject | undefined;
+  beforeAll(async () => {
+    project = await installedExample(name, pulumi);
+  }, 300_000);
+  afterAll(async () => {
+    await project?.remove();
+  });
+  return () => {
+    if (project === undefined) throw new Error(`the ${name} user project was not installed`);
+    return project;
+  };
+}
+
 async function started(project: InstalledProject, config: ConfigValues): Promise<Stack> {
   const stack = await startStack(project.dir, config, {}, FLOOR);
   undo(() => stack.stop());
@@ -44,20 +62,14 @@ async function started(project: InstalledProject, config: ConfigValues): Promise
 }
 
 describe(`a user project on the floor, @pulumi/pulumi ${FLOOR}, under pulumi v${FLOOR}`, () => {
-  let tenant: InstalledProject;
-  beforeAll(async () => {
-    tenant = await installedExample("tenant", "@pulumi/pulumi-floor");
-  }, 300_000);
-  afterAll(async () => {
-    await tenant?.remove();
-  });
+  const tenant = userProject("tenant", "@pulumi/pulumi-floor");
 
   it("has one @pulumi/pulumi, the floor, shared by the program and the package", async () => {
-    expect(await sdkCopies(tenant)).toEqual([`@pulumi/pulumi@${FLOOR}`]);
+    expect(await sdkCopies(tenant())).toEqual([`@pulumi/pulumi@${FLOOR}`]);
   });
 
   it("previews, applies, gates drift, refreshes and destroys the tenant example", async () => {
-    const s = await started(tenant, tenantExampleConfig());
+    const s = await started(tenant(), tenantExampleConfig());
     const before = s.api.store.snapshot();
 
     const preview = await s.run("preview");
@@ -85,7 +97,7 @@ describe(`a user project on the floor, @pulumi/pulumi ${FLOOR}, under pulumi v${
   });
 
   it("keeps the tenant's client secret and the prior values out of the state file", async () => {
-    const s = await started(tenant, tenantExampleConfig());
+    const s = await started(tenant(), tenantExampleConfig());
     expect((await s.run("up")).ok).toBe(true);
     const state = await s.stateText();
     expect(state).not.toBe("");
@@ -95,17 +107,11 @@ describe(`a user project on the floor, @pulumi/pulumi ${FLOOR}, under pulumi v${
 });
 
 describe(`a user project on the floor with two tenants, under pulumi v${FLOOR}`, () => {
-  let multi: InstalledProject;
-  beforeAll(async () => {
-    multi = await installedExample("multi-tenant", "@pulumi/pulumi-floor");
-  }, 300_000);
-  afterAll(async () => {
-    await multi?.remove();
-  });
+  const multi = userProject("multi-tenant", "@pulumi/pulumi-floor");
 
   it("gives each tenant its own settings and destroys both back", async () => {
-    const staging = await started(multi, {});
-    const production = await startStack(multi.dir, {}, {}, FLOOR);
+    const staging = await started(multi(), {});
+    const production = await startStack(multi().dir, {}, {}, FLOOR);
     undo(() => production.stop());
     const config: ConfigValues = { "tenant:domain": { value: "" } };
     for (const [environment, api] of [
@@ -136,20 +142,14 @@ describe(`a user project on the floor with two tenants, under pulumi v${FLOOR}`,
 });
 
 describe(`a user project on the newest @pulumi/pulumi, ${NEWEST}`, () => {
-  let tenant: InstalledProject;
-  beforeAll(async () => {
-    tenant = await installedExample("tenant", "@pulumi/pulumi-newest");
-  }, 300_000);
-  afterAll(async () => {
-    await tenant?.remove();
-  });
+  const tenant = userProject("tenant", "@pulumi/pulumi-newest");
 
   it("has one @pulumi/pulumi, the newest, shared by the program and the package", async () => {
-    expect(await sdkCopies(tenant)).toEqual([`@pulumi/pulumi@${NEWEST}`]);
+    expect(await sdkCopies(tenant())).toEqual([`@pulumi/pulumi@${NEWEST}`]);
   });
 
   it(`applies and destroys the tenant example with the SDK ${NEWEST} under the lock's CLI`, async () => {
-    const s = await startStack(tenant.dir, tenantExampleConfig());
+    const s = await startStack(tenant().dir, tenantExampleConfig());
     undo(() => s.stop());
     const up = await s.run("up");
     expect(up.error, up.output).toBeUndefined();
