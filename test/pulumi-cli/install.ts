@@ -5,15 +5,21 @@
  * without Go it says how to get a CLI and exits 0, so that `npm ci` still installs the package;
  * the tests then stop with the same sentence.
  */
-import { ensurePulumiCli, noCliMessage, pinnedCliVersions } from "../support/pulumi-cli.js";
+import {
+  buildSeconds,
+  ensurePulumiCli,
+  noCliMessage,
+  pinnedCliVersions,
+} from "../support/pulumi-cli.js";
 
 async function main(): Promise<void> {
   for (const version of await pinnedCliVersions()) {
-    const started = Date.now();
     try {
       const cli = await ensurePulumiCli(version);
-      const took = ((Date.now() - started) / 1000).toFixed(0);
-      process.stdout.write(`pulumi ${cli.version} (${cli.source}, ${took} s): ${cli.path}\n`);
+      // npm may have run this already (for the `file:` link to the package itself), quietly.
+      const seconds = cli.source === "built" ? await buildSeconds(version) : undefined;
+      const built = seconds === undefined ? "" : `, built in ${seconds} s`;
+      process.stdout.write(`pulumi ${cli.version} (${cli.source}${built}): ${cli.path}\n`);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (message !== noCliMessage(version)) throw error;

@@ -5,7 +5,17 @@
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { access, constants, mkdir, readdir, rename, rm, symlink } from "node:fs/promises";
+import {
+  access,
+  constants,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
 import { REPO_ROOT } from "./installed-package.js";
@@ -24,6 +34,17 @@ const BUILD_TIMEOUT_MS = 40 * 60_000;
  * Where `pulumi version` reads its version, set by the linker: the SDK's variable in recent
  * releases, pkg's own before (3.139.0 reads pkg's). Both are set; the linker ignores the absent one.
  */
+/** What a build records next to the CLI: `{version, seconds}`. */
+const BUILD_RECORD = "build.json";
+
+/** How long the build of `.pulumi-cli/v<version>/` took, when it was built here. */
+export async function buildSeconds(version: string): Promise<number | undefined> {
+  const text = await readFile(join(CLI_BUILDS, `v${version}`, BUILD_RECORD), "utf8").catch(
+    () => "",
+  );
+  return text === "" ? undefined : (JSON.parse(text) as { seconds: number }).seconds;
+}
+
 const VERSION_VARIABLES = [
   "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version",
   "github.com/pulumi/pulumi/pkg/v3/version.Version",
@@ -119,6 +140,7 @@ export async function ensurePulumiCli(
 export async function buildPulumiCli(version: string, env: NodeJS.ProcessEnv = process.env) {
   const target = join(CLI_BUILDS, `v${version}`);
   const partial = `${target}.partial-${process.pid}`;
+  const started = Date.now();
   await rm(partial, { recursive: true, force: true });
   await mkdir(partial, { recursive: true });
   const goEnv = { ...env, GOTOOLCHAIN: "local", CGO_ENABLED: "0", GOFLAGS: "-mod=readonly" };
@@ -142,6 +164,8 @@ export async function buildPulumiCli(version: string, env: NodeJS.ProcessEnv = p
       join(REPO_ROOT, "node_modules", "@pulumi", "pulumi", "pulumi-resource-pulumi-nodejs"),
       join(partial, "pulumi-resource-pulumi-nodejs"),
     );
+    const seconds = Math.round((Date.now() - started) / 1000);
+    await writeFile(join(partial, BUILD_RECORD), `${JSON.stringify({ version, seconds })}\n`);
     await rm(target, { recursive: true, force: true });
     await rename(partial, target);
   } catch (error) {
