@@ -1,21 +1,37 @@
 /**
- * `npm run demo`: the main job, end to end. Starts the local tenant API and takes the example
- * program in examples/tenant through preview, up, a second preview, a change made out of band,
- * refresh (the drift shows), up (the drift is repaired) and destroy (the tenant is put back),
- * printing each step. Exits non-zero if any step does not do what it should.
+ * `npm run demo`: the main job, end to end, with the real `pulumi` CLI (docs/pulumi-cli.md).
+ * Starts the local tenant API and takes the example program in examples/tenant through preview,
+ * up, a second preview, a change made out of band, refresh (the drift shows), up (the drift is
+ * repaired) and destroy (the tenant is put back). Each step prints the `pulumi` command as a user
+ * types it, then the CLI's own output; the demo's checks follow. Exits non-zero if any step does
+ * not do what it should.
+ *
+ * The project lives in a temporary folder with its own file backend and PULUMI_HOME
+ * (test/support/pulumi.ts); its Pulumi.yaml's `main:` points at examples/tenant, so the program
+ * resolves `pulumi-tenant` through this repository's node_modules, as a user's program does.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { type EngineCommand, type EngineResult, runEngine } from "./engine/index.js";
-import { startTenantApi, type TenantApi } from "./tenant-api/index.js";
+import { resolve } from "node:path";
+import {
+  type ConfigValues,
+  PASSPHRASE,
+  type PulumiCommand,
+  PulumiProject,
+  type PulumiResult,
+  type RunOptions,
+} from "./support/pulumi.js";
+import { startTenantApi, type TenantState } from "./tenant-api/index.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 const PROGRAM = resolve(__dirname, "..", "examples", "tenant");
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
+const STACK = "demo";
 
 function say(text: string): void {
   process.stdout.write(`\n\x1b[1m== ${text}\x1b[0m\n`);
+}
+
+function shell(command: string): void {
+  process.stdout.write(`\x1b[36m$ ${command}\x1b[0m\n`);
 }
 
 function check(condition: boolean, what: string): void {
@@ -23,42 +39,79 @@ function check(condition: boolean, what: string): void {
   process.stdout.write(`   ok: ${what}\n`);
 }
 
+/** The `pulumi` command line a user types for `command` with `options` (as PulumiProject runs it). */
+function typed(command: PulumiCommand, options: RunOptions): string {
+  const flags = [
+    ...(command === "preview" || options.previewOnly ? [] : ["--yes"]),
+    ...(options.expectNoChanges ? ["--expect-no-changes"] : []),
+    ...(options.previewOnly ? ["--preview-only"] : []),
+    ...(options.skipPreview ? ["--skip-preview"] : []),
+    ...(options.args ?? []),
+  ];
+  return ["pulumi", command, ...flags].join(" ");
+}
+
 async function main(): Promise<void> {
   const api = await startTenantApi();
-  const stateDir = await mkdtemp(join(tmpdir(), "tenant-demo-"));
   const before = api.store.snapshot();
+  const config: ConfigValues = {
+    "tenant:domain": { value: api.domain },
+    "tenant:clientId": { value: api.clientId },
+    "tenant:clientSecret": { value: api.clientSecret, secret: true },
+    "tenant-example:portalClientId": { value: PORTAL },
+    "tenant-example:dashboardClientId": { value: DEFAULT_SEED_IDS.spa },
+    "tenant-example:staleEventStreamId": { value: DEFAULT_SEED_IDS.webhookStream },
+  };
+  let project: PulumiProject | undefined;
   try {
-    const engine = (command: EngineCommand, extra: { expectNoChanges?: boolean } = {}) =>
-      runEngine({
-        command,
-        cwd: PROGRAM,
-        stack: "demo",
-        stateDir,
-        timeoutMs: 120_000,
-        config: stackConfig(api),
-        // The engine stand-in encrypts secrets (the client secret, the prior values) with it.
-        env: {
-          PULUMI_CONFIG_PASSPHRASE: process.env.PULUMI_CONFIG_PASSPHRASE ?? "demo-passphrase",
-        },
-        ...extra,
-      });
+    say(`Local tenant API at ${api.domain}; program ${PROGRAM}`);
+    process.stdout.write("   a new project and stack, with a local state backend:\n");
+    project = await PulumiProject.create({ program: PROGRAM, stack: STACK, config });
+    const made = project;
+    process.stdout.write(`   (pulumi ${made.cli.version}, ${made.cli.path})\n`);
+    shell(`cd ${made.dir}    # Pulumi.yaml: main points at ${PROGRAM}`);
+    shell(`export PULUMI_BACKEND_URL=file://${resolve(made.root, "state")}`);
+    shell(`export PULUMI_CONFIG_PASSPHRASE=${PASSPHRASE}`);
+    shell(`pulumi stack init ${STACK} --secrets-provider passphrase`);
+    for (const [key, { value, secret }] of Object.entries(config)) {
+      shell(
+        `pulumi config set ${secret ? "--secret " : ""}${key} ${secret ? "'<secret>'" : value}`,
+      );
+    }
+    process.stdout.write(
+      "   (each command below also gets --non-interactive --color never --event-log <file>:\n" +
+        "    the demo reads the engine's events to check what the run did)\n",
+    );
+
     const step = async (
       title: string,
-      command: EngineCommand,
-      extra: { expectNoChanges?: boolean } = {},
-    ): Promise<EngineResult> => {
+      command: PulumiCommand,
+      options: RunOptions = {},
+    ): Promise<PulumiResult> => {
       say(title);
+      shell(typed(command, options));
       api.resetStats();
-      const result = await engine(command, extra);
-      process.stdout.write(result.output.endsWith("\n") ? result.output : `${result.output}\n`);
-      process.stdout.write(`   (${api.stats().api} API calls)\n`);
-      if (!result.ok) throw new Error(`demo: ${command} failed: ${result.error ?? "see above"}`);
+      const started = Date.now();
+      const result = await made.run(command, undefined, options);
+      const output = result.output.trimEnd();
+      process.stdout.write(`${output}\n`);
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      process.stdout.write(
+        `   (exit code ${result.exitCode}, ${seconds} s, ${api.stats().api} calls to the tenant API)\n`,
+      );
+      if (!result.ok) {
+        throw new Error(
+          `demo: \`${typed(command, options)}\` failed: ${result.error ?? "see above"}`,
+        );
+      }
       return result;
     };
 
-    say(`Local tenant API at ${api.domain}; program ${PROGRAM}`);
-
-    await step("preview: what would change (validates every input, sends nothing)", "preview");
+    const preview = await step(
+      "preview: what would change (validates every input, sends nothing)",
+      "preview",
+    );
+    check(preview.counts.create === 4, "the preview shows 4 resources to create");
     check(api.stats().api === 0, "the preview made no API call");
 
     await step("up: apply", "up");
@@ -67,8 +120,15 @@ async function main(): Promise<void> {
       !api.store.eventStreamExists(DEFAULT_SEED_IDS.webhookStream),
       "the retired event stream is gone",
     );
+    check(
+      JSON.stringify(api.store.getClient(PORTAL)?.callbacks) ===
+        JSON.stringify(["https://portal.example.com/callback"]),
+      "the portal's callbacks are the declared ones",
+    );
 
-    const again = await step("preview again: nothing to do", "preview", { expectNoChanges: true });
+    const again = await step("preview again: nothing to do", "preview", {
+      expectNoChanges: true,
+    });
     check(!again.changes && api.stats().api === 0, "no change and no API call");
 
     say("Someone edits the portal's callbacks in the dashboard");
@@ -77,10 +137,19 @@ async function main(): Promise<void> {
     api.store.putClient({ ...portal, callbacks: ["https://attacker.example/callback"] });
     process.stdout.write("   callbacks = https://attacker.example/callback\n");
 
-    const refreshed = await step("refresh: the drift shows", "refresh");
+    const refreshed = await step("refresh: the drift shows", "refresh", { args: ["--diff"] });
     check(refreshed.changes, "refresh reported the drift");
+    const drifted = refreshed.steps.filter((s) => s.op !== "same").map((s) => s.name);
+    check(
+      drifted.length === 1 && drifted[0] === "portal",
+      `the portal alone drifted (${drifted.join(", ")})`,
+    );
 
-    await step("up: the declared callbacks are put back", "up");
+    const repaired = await step("up: the declared callbacks are put back", "up");
+    check(
+      repaired.counts.update === 1 && api.stats().byRoute["PATCH /api/v2/clients/:id"] === 1,
+      "one update, one PATCH",
+    );
     check(
       JSON.stringify(api.store.getClient(PORTAL)?.callbacks) ===
         JSON.stringify(["https://portal.example.com/callback"]),
@@ -88,9 +157,9 @@ async function main(): Promise<void> {
     );
 
     await step("destroy: the prior settings are restored", "destroy");
-    const after = api.store.snapshot();
     check(
-      JSON.stringify(withoutStreams(after)) === JSON.stringify(withoutStreams(before)),
+      JSON.stringify(withoutStreams(api.store.snapshot())) ===
+        JSON.stringify(withoutStreams(before)),
       "every client and the push provider are as they were before `up`",
     );
     process.stdout.write(
@@ -98,24 +167,13 @@ async function main(): Promise<void> {
     );
     say("Demo finished");
   } finally {
-    await rm(stateDir, { recursive: true, force: true });
+    await project?.remove();
     await api.stop();
   }
 }
 
-function stackConfig(api: TenantApi): Record<string, { value: string; secret?: boolean }> {
-  return {
-    "tenant:domain": { value: api.domain },
-    "tenant:clientId": { value: api.clientId },
-    "tenant:clientSecret": { value: api.clientSecret, secret: true },
-    "tenant-example:portalClientId": { value: PORTAL },
-    "tenant-example:dashboardClientId": { value: DEFAULT_SEED_IDS.spa },
-    "tenant-example:staleEventStreamId": { value: DEFAULT_SEED_IDS.webhookStream },
-  };
-}
-
-function withoutStreams(state: ReturnType<TenantApi["store"]["snapshot"]>): unknown {
-  const { eventStreams: _streams, ...rest } = state as unknown as Record<string, unknown>;
+function withoutStreams(state: TenantState): unknown {
+  const { eventStreams: _streams, ...rest } = state;
   return rest;
 }
 

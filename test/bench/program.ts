@@ -1,17 +1,16 @@
 /**
  * The program the benchmarks run, as a user has it: the packed package installed offline in a
  * fresh project (test/support/installed-package.ts) with the clients-from-data example copied in,
- * its clients file written by the benchmark, and its own state folder.
+ * its clients file written by the benchmark. Each stack is a {@link PulumiProject} of its own (own
+ * temporary folder, file backend and PULUMI_HOME) whose `main:` points at that program, run by the
+ * real `pulumi` CLI (docs/pulumi-cli.md).
  */
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { EngineOptions } from "../engine/index.js";
 import { installPackedPackage } from "../support/installed-package.js";
+import { PulumiProject } from "../support/pulumi.js";
 import type { TenantApi } from "../tenant-api/index.js";
-
-/** Passphrase of the benchmarks' stacks. */
-export const PASSPHRASE = "bench-passphrase";
 
 const EXAMPLE = resolve(__dirname, "..", "..", "examples", "clients-from-data");
 
@@ -21,26 +20,33 @@ export interface DeclaredClient {
   readonly description: string;
 }
 
-/** The installed clients-from-data program and its stack. */
+/** The installed clients-from-data program. */
 export interface BenchProgram {
+  /** The program's folder, inside the user project (its node_modules is one level up). */
+  readonly dir: string;
   /** Writes the clients file: one ClientSettings per entry, named `client-<i>`. */
   declare(clients: readonly DeclaredClient[]): Promise<void>;
-  /** What every engine run of this program needs, against `api`, on the stack `stack`. */
-  engineOptions(api: TenantApi, stack: string): Omit<EngineOptions, "command">;
+  /**
+   * A new stack of the program against `api`: its project, made with the tenant's credentials (the
+   * secret as a secret) and the clients file in its config.
+   */
+  stack(api: TenantApi, stack: string): Promise<PulumiProject>;
   remove(): Promise<void>;
 }
 
 /** Installs the program in a fresh project outside the repository. */
 export async function installBenchProgram(): Promise<BenchProgram> {
   const project = await installPackedPackage(["typescript", "ts-node"]);
-  const cwd = join(project.dir, "program");
-  await mkdir(cwd);
+  const dir = join(project.dir, "program");
+  await mkdir(dir);
   for (const file of ["index.ts", "Pulumi.yaml", "package.json"]) {
-    await copyFile(join(EXAMPLE, file), join(cwd, file));
+    await copyFile(join(EXAMPLE, file), join(dir, file));
   }
   const scratch = await mkdtemp(join(tmpdir(), "tenant-bench-"));
   const dataFile = join(scratch, "clients.json");
+  const stacks: PulumiProject[] = [];
   return {
+    dir,
     declare: (clients) =>
       writeFile(
         dataFile,
@@ -52,26 +58,22 @@ export async function installBenchProgram(): Promise<BenchProgram> {
           })),
         ),
       ),
-    engineOptions: (api, stack) => ({
-      cwd,
-      stack,
-      stateDir: join(scratch, "state"),
-      timeoutMs: 900_000,
-      config: {
-        "tenant:domain": { value: api.domain },
-        "tenant:clientId": { value: api.clientId },
-        "tenant:clientSecret": { value: api.clientSecret, secret: true },
-        "clients-from-data:file": { value: dataFile },
-      },
-      // Program type-checking (ts-node) is the program's cost, not the provider's: left out here.
-      // Diff runs one resource at a time, as for a user who has not opted into parallel diffs.
-      env: {
-        PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
-        PULUMI_NODEJS_TRANSPILE_ONLY: "true",
-        PULUMI_PARALLEL_DIFF: "false",
-      },
-    }),
+    stack: async (api, stack) => {
+      const made = await PulumiProject.create({
+        program: dir,
+        stack,
+        config: {
+          "tenant:domain": { value: api.domain },
+          "tenant:clientId": { value: api.clientId },
+          "tenant:clientSecret": { value: api.clientSecret, secret: true },
+          "clients-from-data:file": { value: dataFile },
+        },
+      });
+      stacks.push(made);
+      return made;
+    },
     remove: async () => {
+      for (const made of stacks.splice(0)) await made.remove();
       await rm(scratch, { recursive: true, force: true });
       await project.remove();
     },

@@ -1,42 +1,61 @@
 /**
  * `npm run bench` (second part): what client reads cost through the client directory
  * (docs/client-reads.md), run as a user runs them: the packed package installed in a fresh
- * project, the clients-from-data example, the engine stand-in with Pulumi's preview pass and serial
- * Check/Diff. A `refresh` reads in two provider processes (the preview pass, then the refresh), so
- * reads are counted per pass, split where the second provider host starts.
+ * project, the clients-from-data example, the real `pulumi` CLI (its preview pass first, Check and
+ * Diff one registration at a time). A `refresh` reads in two provider hosts (its preview pass, then
+ * the refresh), so reads are counted per pass: each tenant request is given to the pass in which it
+ * arrived (test/bench/measure.ts).
  *
  * Scenarios and targets:
  *   A. a 210-client tenant at 10 req/s (burst 20), 200 managed clients, each declaring a new
  *      description: `up` creating them makes at most 210 API calls; a no-change preview makes 0;
  *      `refresh` reads at most 4 times per pass.
  *   B. a 5,000-client tenant at 2 req/s (burst 10), 1,000 managed clients declaring what they hold:
- *      `refresh` reads at most 101 times per pass.
- *   C. the same tenant, 5 managed clients: `refresh` reads at most 11 times per pass.
+ *      `up` adopts them without a write; `refresh` reads at most 101 times per pass.
+ *   C. the same tenant, 5 managed clients (a stack of its own): `refresh` reads at most 11 times
+ *      per pass.
  * Every scenario: 0 failed operations. The floor is the fewest calls the work needs (the reads the
- * bound allows, plus one PATCH per changed client) divided by the rate.
+ * bound allows, plus one PATCH per changed client) divided by the rate. BENCH_ONLY=A (or B, C, or
+ * a list) runs some of them.
  *
- * Prints a table and the targets; exits non-zero when a target is not met.
+ * Prints the tables, the timelines and the targets; exits non-zero when a target is not met.
  */
+import { loadavg } from "node:os";
 import { pageCountOf } from "../../provider/api/client-read-policy.js";
-import { type EngineCommand, runEngine } from "../engine/index.js";
+import type { PulumiCommand, PulumiProject } from "../support/pulumi.js";
 import { startTenantApi, type TenantApi } from "../tenant-api/index.js";
+import {
+  cell,
+  checkDiff,
+  firstCallSeconds,
+  type Measured,
+  measureRun,
+  previewPassSeconds,
+  programSeconds,
+  providerStartSeconds,
+  RequestLog,
+  startupSeconds,
+  table,
+  tailSeconds,
+  timeline,
+} from "./measure.js";
 import { type BenchProgram, installBenchProgram } from "./program.js";
 
-const LIST = "GET /api/v2/clients";
-const GET = "GET /api/v2/clients/:id";
+const ONLY = new Set((process.env.BENCH_ONLY ?? "A,B,C").split(",").map((s) => s.trim()));
 
 interface Row {
   scenario: string;
   ok: boolean;
-  wallSeconds: number;
   /** Management API calls (the token endpoint aside). */
   calls: number;
-  /** Client reads (pages and single GETs) in each provider process. */
+  /** Client reads (pages and single GETs) in each pass. */
   readsPerPass: number[];
   /** Calls by `METHOD /route`. */
   byRoute: Record<string, number>;
   floorSeconds: number;
   failed: number;
+  measured: Measured;
+  loadAverage: number;
   error?: string;
 }
 
@@ -48,69 +67,54 @@ interface Target {
 
 interface Tenant {
   readonly api: TenantApi;
-  /** The stack that manages it: a stack per tenant, so no state carries over between them. */
-  readonly stack: string;
+  readonly requests: RequestLog;
   readonly rate: number;
   /** The ids of the tenant's clients, in its order. */
   readonly ids: string[];
 }
 
-async function startTenant(
-  stack: string,
-  clients: number,
-  rate: number,
-  burst: number,
-): Promise<Tenant> {
+async function startTenant(clients: number, rate: number, burst: number): Promise<Tenant> {
   const probe = await startTenantApi({});
   const seeded = probe.store.snapshot().clients.length;
   await probe.stop();
+  const requests = new RequestLog();
   const api = await startTenantApi({
     extraClients: clients - seeded,
     rateLimit: { rate, burst },
+    onRequest: requests.record,
   });
-  return { api, stack, rate, ids: api.store.snapshot().clients.map((c) => c.client_id) };
+  return { api, requests, rate, ids: api.store.snapshot().clients.map((c) => c.client_id) };
 }
 
-/** Runs one engine command against `tenant`, counting calls by route and reads per pass. */
+/** Runs one command of `project` against `tenant`, counting calls by route and reads per pass. */
 async function measure(
-  program: BenchProgram,
+  project: PulumiProject,
   tenant: Tenant,
   scenario: string,
-  command: EngineCommand,
+  command: PulumiCommand,
   floorCalls: number,
-  options: { previewOnly?: boolean } = {},
 ): Promise<Row> {
   const { api } = tenant;
+  process.stdout.write(`  ${scenario}...`);
   api.resetStats();
-  const reads = () => {
-    const byRoute = api.stats().byRoute;
-    return (byRoute[LIST] ?? 0) + (byRoute[GET] ?? 0);
-  };
-  const passStarts: number[] = [];
-  const started = Date.now();
-  const result = await runEngine({
-    ...program.engineOptions(api, tenant.stack),
-    command,
-    ...(options.previewOnly ? { previewOnly: true } : {}),
-    onEvent: (event) => {
-      if (event.type === "provider-host") passStarts.push(reads());
-    },
-  });
-  const wallSeconds = (Date.now() - started) / 1000;
+  const m = await measureRun(project, command, { requests: tenant.requests, timeoutMs: 900_000 });
   const stats = api.stats();
-  const marks = [...passStarts, reads()];
-  const readsPerPass = marks.slice(1).map((mark, i) => mark - (marks[i] ?? 0));
-  return {
+  const row: Row = {
     scenario,
-    ok: result.ok,
-    wallSeconds,
+    ok: m.result.ok,
     calls: stats.api,
-    readsPerPass,
+    readsPerPass: m.passes.map((pass) => pass.reads),
     byRoute: stats.byRoute,
     floorSeconds: floorCalls / tenant.rate,
-    failed: result.steps.filter((step) => !step.ok).length,
-    ...(result.error ? { error: result.error } : {}),
+    failed: m.result.steps.filter((step) => !step.ok).length,
+    measured: m,
+    loadAverage: loadavg()[0] ?? 0,
+    ...(m.result.error ? { error: m.result.error } : {}),
   };
+  process.stdout.write(
+    ` ${row.ok && row.failed === 0 ? "ok" : "FAILED"}, ${m.wallSeconds.toFixed(1)} s, ${row.calls} calls\n`,
+  );
+  return row;
 }
 
 /** The most reads one pass may make for `managed` clients of a `total`-client tenant. */
@@ -119,19 +123,25 @@ function readBound(managed: number, total: number): number {
 }
 
 async function scenarioA(program: BenchProgram): Promise<{ rows: Row[]; targets: Target[] }> {
-  const tenant = await startTenant("small", 210, 10, 20);
+  const tenant = await startTenant(210, 10, 20);
   try {
     const managed = tenant.ids.slice(0, 200);
     await program.declare(managed.map((id) => ({ clientId: id, description: `managed ${id}` })));
+    const project = await program.stack(tenant.api, "small");
     const pages = pageCountOf(tenant.ids.length);
-    const up = await measure(program, tenant, "A. up: create 200 of 210", "up", pages + 200);
-    const preview = await measure(program, tenant, "A. preview: no change", "preview", 0);
-    const refresh = await measure(program, tenant, "A. refresh 200 of 210", "refresh", 2 * pages);
+    const up = await measure(project, tenant, "A. up: create 200 of 210", "up", pages + 200);
+    const preview = await measure(project, tenant, "A. preview: no change", "preview", 0);
+    const refresh = await measure(project, tenant, "A. refresh 200 of 210", "refresh", 2 * pages);
     return {
       rows: [up, preview, refresh],
       targets: [
         target(`${up.scenario}: at most 210 API calls`, up, up.calls <= 210, `${up.calls}`),
-        target(`${preview.scenario}: 0 API calls`, preview, preview.calls === 0, "0"),
+        target(
+          `${preview.scenario}: 0 API calls`,
+          preview,
+          preview.calls === 0,
+          `${preview.calls}`,
+        ),
         perPassTarget(refresh, 4),
       ],
     };
@@ -154,17 +164,29 @@ async function scenarioB(
       description: String(tenant.api.store.getClient(id)?.description),
     })),
   );
+  const project = await program.stack(tenant.api, `large-${managedCount}`);
   const pages = pageCountOf(tenant.ids.length);
   const minReads = Math.min(managedCount, pages);
   const name = `${managedCount} of ${tenant.ids.length}`;
-  const up = await measure(program, tenant, `B. up: adopt ${name}`, "up", minReads);
-  const refresh = await measure(program, tenant, `B. refresh ${name}`, "refresh", 2 * minReads);
-  await measure(program, tenant, `B. destroy ${name}`, "destroy", 0);
+  const letter = managedCount >= 100 ? "B" : "C";
+  const up = await measure(project, tenant, `${letter}. up: adopt ${name}`, "up", minReads);
+  const refresh = await measure(
+    project,
+    tenant,
+    `${letter}. refresh ${name}`,
+    "refresh",
+    2 * minReads,
+  );
   return {
     rows: [up, refresh],
     targets: [
       target(`${up.scenario}: 0 writes`, up, !hasWrites(up), JSON.stringify(up.byRoute)),
       perPassTarget(refresh, bound),
+      {
+        target: `${letter}. ${name}: the bound 2 x min(N, ceil(T/100)) + 1 is within ${bound}`,
+        met: readBound(managedCount, tenant.ids.length) <= bound,
+        detail: `${readBound(managedCount, tenant.ids.length)}`,
+      },
     ],
   };
 }
@@ -186,31 +208,94 @@ function perPassTarget(row: Row, bound: number): Target {
   return target(
     `${row.scenario}: at most ${bound} client reads per pass`,
     row,
-    row.readsPerPass.length > 0 && row.readsPerPass.every((reads) => reads <= bound),
+    row.readsPerPass.length === 2 && row.readsPerPass.every((reads) => reads <= bound),
     row.readsPerPass.join(" + "),
   );
 }
 
-function printTable(rows: Row[], targets: Target[]): void {
-  const header = ["scenario", "result", "wall s", "calls", "reads/pass", "floor s", "wall/floor"];
-  const cells = rows.map((row) => [
-    row.scenario,
-    row.ok && row.failed === 0 ? "ok" : "FAILED",
-    row.wallSeconds.toFixed(1),
-    String(row.calls),
-    row.readsPerPass.join("+"),
-    row.floorSeconds.toFixed(1),
-    row.floorSeconds > 0 ? (row.wallSeconds / row.floorSeconds).toFixed(3) : "-",
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? "").length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i] ?? 0)).join("  ");
+function printReport(rows: Row[], targets: Target[]): void {
   process.stdout.write(
-    `\nclient reads\n${line(header)}\n${line(widths.map((w) => "-".repeat(w)))}\n`,
+    `\nclient reads\n${table(
+      [
+        "scenario",
+        "result",
+        "wall s",
+        "calls",
+        "reads/pass",
+        "floor s",
+        "wall/floor",
+        "over floor s",
+        "load",
+      ],
+      rows.map((row) => [
+        row.scenario,
+        row.ok && row.failed === 0 ? "ok" : "FAILED",
+        row.measured.wallSeconds.toFixed(1),
+        String(row.calls),
+        row.readsPerPass.join("+"),
+        row.floorSeconds.toFixed(1),
+        row.floorSeconds > 0 ? (row.measured.wallSeconds / row.floorSeconds).toFixed(3) : "-",
+        (row.measured.wallSeconds - row.floorSeconds).toFixed(1),
+        row.loadAverage.toFixed(1),
+      ]),
+    )}\n`,
   );
-  for (const row of cells) process.stdout.write(`${line(row)}\n`);
+  process.stdout.write(`\nwhere the wall time goes (seconds):\n`);
+  process.stdout.write(
+    `${table(
+      [
+        "scenario",
+        "wall",
+        "start-up",
+        "preview pass",
+        "program",
+        "provider start",
+        "1st call",
+        "Check+Diff n",
+        "Check+Diff s",
+        "state saves",
+        "save CPU s",
+        "CLI CPU s",
+        "shutdown",
+        "host RSS MiB",
+      ],
+      rows.map(({ scenario, measured: m }) => {
+        const cd = checkDiff(m);
+        return [
+          scenario,
+          m.wallSeconds.toFixed(1),
+          cell(startupSeconds(m)),
+          cell(previewPassSeconds(m)),
+          cell(programSeconds(m)),
+          cell(providerStartSeconds(m)),
+          cell(firstCallSeconds(m), 2),
+          String(cd.count),
+          cd.seconds.toFixed(2),
+          String(m.saves),
+          cell(m.cliCpu?.stateSaveSeconds, 2),
+          cell(m.cliCpu?.totalSeconds, 2),
+          cell(tailSeconds(m)),
+          cell(m.providerPeakRssMiB, 0),
+        ];
+      }),
+    )}\n`,
+  );
+  process.stdout.write(
+    "  program: the program's run up to its first registration, per pass, summed; provider start: the\n" +
+      "  provider host's launch to its first answer, per pass, summed; 1st call: each pass's first provider\n" +
+      "  operation (loads pulumi-tenant/runtime, compiles the validator), summed; Check+Diff s: durations\n" +
+      "  summed (serial in preview and up, parallel inside a refresh's steps); save CPU: the CLI's CPU in\n" +
+      "  saving the state (its Go CPU profile)\n",
+  );
   process.stdout.write("\ncalls by route:\n");
-  for (const row of rows)
+  for (const row of rows) {
     process.stdout.write(`  ${row.scenario}: ${JSON.stringify(row.byRoute)}\n`);
+  }
+  process.stdout.write("\ntimelines (seconds from the CLI's spawn):\n");
+  for (const row of rows) {
+    process.stdout.write(`  ${row.scenario}: wall ${row.measured.wallSeconds.toFixed(1)} s\n`);
+    for (const line of timeline(row.measured)) process.stdout.write(`    ${line}\n`);
+  }
   process.stdout.write("\ntargets:\n");
   for (const t of targets) {
     process.stdout.write(`  ${t.met ? "met    " : "NOT MET"}  ${t.target}: ${t.detail}\n`);
@@ -226,31 +311,31 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const targets: Target[] = [];
   try {
-    const a = await scenarioA(program);
-    rows.push(...a.rows);
-    targets.push(...a.targets);
-    const large = await startTenant("large", 5000, 2, 10);
-    try {
-      for (const [managed, bound] of [
-        [1000, 101],
-        [5, 11],
-      ] as const) {
-        const b = await scenarioB(program, large, managed, bound);
-        rows.push(...b.rows);
-        targets.push(...b.targets);
-        targets.push({
-          target: `B. ${managed} of 5000: the issue's bound is 2 x min(N, ceil(T/100)) + 1`,
-          met: readBound(managed, 5000) <= bound,
-          detail: `${readBound(managed, 5000)}`,
-        });
+    if (ONLY.has("A")) {
+      const a = await scenarioA(program);
+      rows.push(...a.rows);
+      targets.push(...a.targets);
+    }
+    if (ONLY.has("B") || ONLY.has("C")) {
+      const large = await startTenant(5000, 2, 10);
+      try {
+        for (const [letter, managed, bound] of [
+          ["B", 1000, 101],
+          ["C", 5, 11],
+        ] as const) {
+          if (!ONLY.has(letter)) continue;
+          const b = await scenarioB(program, large, managed, bound);
+          rows.push(...b.rows);
+          targets.push(...b.targets);
+        }
+      } finally {
+        await large.api.stop();
       }
-    } finally {
-      await large.api.stop();
     }
   } finally {
     await program.remove();
   }
-  printTable(rows, targets);
+  printReport(rows, targets);
   process.stdout.write(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   if (targets.some((t) => !t.met)) process.exitCode = 1;
 }
