@@ -19,6 +19,7 @@ import {
   type PulumiResult,
   type RunOptions,
 } from "./support/pulumi.js";
+import { tenantConfig, tenantExampleConfig } from "./support/stack-config.js";
 import { startTenantApi, type TenantState } from "./tenant-api/index.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
@@ -54,14 +55,7 @@ function typed(command: PulumiCommand, options: RunOptions): string {
 async function main(): Promise<void> {
   const api = await startTenantApi();
   const before = api.store.snapshot();
-  const config: ConfigValues = {
-    "tenant:domain": { value: api.domain },
-    "tenant:clientId": { value: api.clientId },
-    "tenant:clientSecret": { value: api.clientSecret, secret: true },
-    "tenant-example:portalClientId": { value: PORTAL },
-    "tenant-example:dashboardClientId": { value: DEFAULT_SEED_IDS.spa },
-    "tenant-example:staleEventStreamId": { value: DEFAULT_SEED_IDS.webhookStream },
-  };
+  const config: ConfigValues = { ...tenantConfig(api), ...tenantExampleConfig() };
   let project: PulumiProject | undefined;
   try {
     say(`Local tenant API at ${api.domain}; program ${PROGRAM}`);

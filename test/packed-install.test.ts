@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  asPulumiSdk,
   installOffline,
   type LockPackages,
   lockSubset,
@@ -74,6 +75,38 @@ describe("the user project's lock file", () => {
     );
     expect(subset["node_modules/vitest"]).toBeUndefined();
     expect(subset["node_modules/fastify"]).toBeUndefined();
+  });
+});
+
+describe("a user project on another copy of @pulumi/pulumi", () => {
+  const twoCopies: LockPackages = {
+    "node_modules/@pulumi/pulumi": { version: "3.259.0", dependencies: { x: "^2" } },
+    "node_modules/@pulumi/pulumi/node_modules/x": { version: "2.0.0" },
+    "node_modules/@pulumi/pulumi-floor": {
+      name: "@pulumi/pulumi",
+      version: "3.139.0",
+      dependencies: { x: "^1", y: "^1" },
+    },
+    "node_modules/@pulumi/pulumi-floor/node_modules/y": { version: "1.2.0" },
+    "node_modules/x": { version: "1.0.0" },
+  };
+
+  it("puts the aliased copy, with what npm nested in it, where @pulumi/pulumi goes", () => {
+    expect(asPulumiSdk(twoCopies, "@pulumi/pulumi-floor")).toEqual({
+      "node_modules/@pulumi/pulumi": { version: "3.139.0", dependencies: { x: "^1", y: "^1" } },
+      "node_modules/@pulumi/pulumi/node_modules/y": { version: "1.2.0" },
+      "node_modules/x": { version: "1.0.0" },
+    });
+  });
+
+  it("keeps the lock as it is for the copy the package builds with", () => {
+    expect(asPulumiSdk(twoCopies, "@pulumi/pulumi")).toBe(twoCopies);
+  });
+
+  it("names an alias the lock does not hold", () => {
+    expect(() => asPulumiSdk(twoCopies, "@pulumi/pulumi-next")).toThrow(
+      "package-lock.json has no @pulumi/pulumi-next",
+    );
   });
 });
 

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { installPackedPackage } from "../support/installed-package.js";
 import { PulumiProject } from "../support/pulumi.js";
+import { tenantConfig } from "../support/stack-config.js";
 import type { TenantApi } from "../tenant-api/index.js";
 
 const EXAMPLE = resolve(__dirname, "..", "..", "examples", "clients-from-data");
@@ -62,12 +63,7 @@ export async function installBenchProgram(): Promise<BenchProgram> {
       const made = await PulumiProject.create({
         program: dir,
         stack,
-        config: {
-          "tenant:domain": { value: api.domain },
-          "tenant:clientId": { value: api.clientId },
-          "tenant:clientSecret": { value: api.clientSecret, secret: true },
-          "clients-from-data:file": { value: dataFile },
-        },
+        config: { ...tenantConfig(api), "clients-from-data:file": { value: dataFile } },
       });
       stacks.push(made);
       return made;

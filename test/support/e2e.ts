@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach } from "vitest";
 import { startTenantApi, type TenantApi, type TenantApiOptions } from "../tenant-api/index.js";
-import { DEFAULT_SEED_IDS } from "../tenant-api/seed.js";
 import { type InstalledProject, installPackedPackage } from "./installed-package.js";
 import {
   type ConfigValues,
@@ -12,8 +11,10 @@ import {
   type PulumiResult,
   type RunOptions,
 } from "./pulumi.js";
+import { tenantConfig } from "./stack-config.js";
 
 export type { ConfigValues } from "./pulumi.js";
+export { tenantConfig, tenantExampleConfig } from "./stack-config.js";
 
 /** The folder of an example program. */
 export const example = (name: string): string => resolve(__dirname, "..", "..", "examples", name);
@@ -35,24 +36,6 @@ export interface Stack {
   /** Management API writes (PUT, PATCH, DELETE) since the last `resetStats`. */
   writes(): number;
   stop(): Promise<void>;
-}
-
-/** The stack config that the tenant example needs, for the default seed. */
-export function tenantExampleConfig(): ConfigValues {
-  return {
-    "tenant-example:portalClientId": { value: DEFAULT_SEED_IDS.regularWeb },
-    "tenant-example:dashboardClientId": { value: DEFAULT_SEED_IDS.spa },
-    "tenant-example:staleEventStreamId": { value: DEFAULT_SEED_IDS.webhookStream },
-  };
-}
-
-/** The stack config that connects to `api` with its client credentials. */
-export function tenantConfig(api: TenantApi): ConfigValues {
-  return {
-    "tenant:domain": { value: api.domain },
-    "tenant:clientId": { value: api.clientId },
-    "tenant:clientSecret": { value: api.clientSecret, secret: true },
-  };
 }
 
 /** Management API writes (PUT, PATCH, DELETE) `api` received since its stats were reset. */

@@ -25,7 +25,7 @@ const run = promisify(execFile);
 /** The Go modules that pin each CLI the tests use, one folder per version (`v3.259.0`). */
 export const CLI_MODULES = join(REPO_ROOT, "test", "pulumi-cli");
 /** Where the CLIs are built (git-ignored), one folder per version. */
-export const CLI_BUILDS = join(REPO_ROOT, ".pulumi-cli");
+const CLI_BUILDS = join(REPO_ROOT, ".pulumi-cli");
 /** Our Node.js language host's Go module, built next to every CLI (docs/pulumi-cli.md). */
 const LANGUAGE_HOST_MODULE = join(CLI_MODULES, "language-host");
 /** A cold build downloads about 325 modules and compiles them on 2 cores: minutes, not hours. */

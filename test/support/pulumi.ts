@@ -402,7 +402,7 @@ interface StepMetadata {
 const REPLACEMENT_OPS = new Set(["replace", "create-replacement", "delete-replaced"]);
 
 /** Steps, counts and errors of a run from its engine events. */
-export function resultOf(exitCode: number, output: string, events: EngineEvent[]): PulumiResult {
+function resultOf(exitCode: number, output: string, events: EngineEvent[]): PulumiResult {
   const steps = new Map<string, Step>();
   const diagnostics: string[] = [];
   const errors: string[] = [];
