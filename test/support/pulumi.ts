@@ -91,7 +91,21 @@ export interface PulumiResult {
   changes: boolean;
   /** Messages of the info, warning and error diagnostics. */
   diagnostics: string[];
+  /** What the policy packs of the run reported, in the order they did. */
+  policyViolations: PolicyViolation[];
   events: EngineEvent[];
+}
+
+/** One violation a policy pack reported, from the engine's policy event. */
+export interface PolicyViolation {
+  /** The rule's name. */
+  policy: string;
+  /** `mandatory`, `advisory` or `remediate`. */
+  level: string;
+  /** The name of the resource it concerns (the last part of its URN). */
+  resource: string;
+  /** The rule's description, then the violation's own message, on the lines after it. */
+  message: string;
 }
 
 /** Where a program lives and how its project is named, for {@link PulumiProject.create}. */
@@ -406,6 +420,7 @@ function resultOf(exitCode: number, output: string, events: EngineEvent[]): Pulu
   const steps = new Map<string, Step>();
   const diagnostics: string[] = [];
   const errors: string[] = [];
+  const policyViolations: PolicyViolation[] = [];
   let summary: Record<string, number> = {};
   for (const event of events) {
     const pre = (event.resourcePreEvent as { metadata?: StepMetadata } | undefined)?.metadata;
@@ -433,6 +448,18 @@ function resultOf(exitCode: number, output: string, events: EngineEvent[]): Pulu
       diagnostics.push(message);
       if (diagnostic.severity === "error") errors.push(message);
     }
+    const policy = event.policyEvent as
+      | { policyName: string; enforcementLevel: string; resourceUrn?: string; message: string }
+      | undefined;
+    if (policy) {
+      const urn = policy.resourceUrn ?? "";
+      policyViolations.push({
+        policy: policy.policyName,
+        level: policy.enforcementLevel,
+        resource: urn.slice(urn.lastIndexOf("::") + 2),
+        message: stripVTControlCharacters(policy.message).trim(),
+      });
+    }
     const end = event.summaryEvent as { resourceChanges?: Record<string, number> } | undefined;
     if (end) summary = { ...end.resourceChanges };
   }
@@ -456,6 +483,7 @@ function resultOf(exitCode: number, output: string, events: EngineEvent[]): Pulu
     counts,
     changes,
     diagnostics,
+    policyViolations,
     events,
   };
 }

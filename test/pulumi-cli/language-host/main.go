@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pulumi/pulumi/sdk/v3"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -161,6 +162,84 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	return &pulumirpc.RunResponse{}, nil
 }
 
+// RunPlugin starts a policy pack (kind "analyzer"), the only kind of plugin a Node.js program here
+// brings, with the policy runner of the pack's own @pulumi/pulumi:
+// `node <run-policy-pack> <args...> <pack directory>`, run in the pack's directory.
+//
+// That runner reads the stack it judges from its environment, not from the engine, so the pack
+// cannot start until the engine has told us which stack this is: Pulumi's SDK ships a proxy for
+// exactly that (sdk.PolicyProxy). The proxy answers the engine's handshake and stack
+// configuration, then the pack starts with PULUMI_NODEJS_* and PULUMI_CONFIG set from it, and the
+// proxy forwards every later call to it. The pack's port goes to the engine through the proxy.
+func (h *host) RunPlugin(
+	req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRuntime_RunPluginServer,
+) error {
+	if req.GetKind() != "analyzer" {
+		return fmt.Errorf("this language host runs policy packs only, not %q plugins", req.GetKind())
+	}
+	ctx := server.Context()
+	info := req.GetInfo()
+	closer, stdout, stderr, err := rpcutil.MakeRunPluginStreams(server, false)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+
+	runner, err := resolve(info.GetProgramDirectory(), "@pulumi/pulumi/cmd/run-policy-pack")
+	if err != nil {
+		return err
+	}
+	options := info.GetOptions().AsMap()
+	args := append(nodeArgs(options), runner)
+	args = append(args, req.GetArgs()...)
+	args = append(args, info.GetProgramDirectory())
+
+	env := req.GetEnv()
+	if len(env) == 0 {
+		env = os.Environ()
+	}
+	env = append(env, typeScriptEnv(options)...)
+
+	proxy, stdout, err := sdk.NewPolicyProxy(ctx, stdout)
+	if err != nil {
+		return fmt.Errorf("could not start the policy pack proxy: %w", err)
+	}
+	stack, err := proxy.AwaitConfiguration(ctx)
+	if err != nil {
+		return fmt.Errorf("could not get the stack configuration: %w", err)
+	}
+	if stack != nil {
+		configJSON, err := json.Marshal(stack.GetConfig())
+		if err != nil {
+			return err
+		}
+		env = append(env,
+			"PULUMI_NODEJS_ORGANIZATION="+stack.GetOrganization(),
+			"PULUMI_NODEJS_PROJECT="+stack.GetProject(),
+			"PULUMI_NODEJS_STACK="+stack.GetStack(),
+			"PULUMI_NODEJS_DRY_RUN="+strconv.FormatBool(stack.GetDryRun()),
+			"PULUMI_CONFIG="+string(configJSON),
+		)
+	}
+
+	cmd := exec.CommandContext(ctx, "node", args...)
+	cmd.Dir = info.GetProgramDirectory()
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("could not run node: %w", err)
+	}
+	// Attach returns when the pack exits.
+	if err := proxy.Attach(ctx, cmd); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return fmt.Errorf("the policy pack exited with code %d", exit.ExitCode())
+		}
+		return err
+	}
+	return closer.Close()
+}
+
 // programEnv is this process's environment plus what the runner reads: the stack config and its
 // secret keys as JSON, and the TypeScript options of Pulumi.yaml (typescript defaults to true).
 func programEnv(req *pulumirpc.RunRequest, options map[string]any) ([]string, error) {
@@ -184,13 +263,20 @@ func programEnv(req *pulumirpc.RunRequest, options map[string]any) ([]string, er
 		"PULUMI_CONFIG="+string(configJSON),
 		"PULUMI_CONFIG_SECRET_KEYS="+string(secretKeysJSON),
 	)
+	return append(env, typeScriptEnv(options)...), nil
+}
+
+// typeScriptEnv is what the runners read of the TypeScript options of Pulumi.yaml or
+// PulumiPolicy.yaml: typescript defaults to true.
+func typeScriptEnv(options map[string]any) []string {
+	var env []string
 	if typescript, ok := options["typescript"].(bool); !ok || typescript {
 		env = append(env, "PULUMI_NODEJS_TYPESCRIPT=true")
 	}
 	if tsconfig, ok := options["tsconfig"].(string); ok && tsconfig != "" {
 		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+tsconfig)
 	}
-	return env, nil
+	return env
 }
 
 // nodeArgs are the `nodeargs` of Pulumi.yaml, split on white space.
