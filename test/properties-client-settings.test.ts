@@ -186,7 +186,7 @@ describe("ClientSettings check and the tenant API on generated valid inputs", ()
     expect(runs).toBe(RUNS.valid);
   });
 
-  it("generates valid inputs at the limits of spec section 8", () => {
+  it("generates valid inputs at the limits of every field", () => {
     const samples = fc.sample(validClientSettings(), { seed: PROPERTY_SEED, numRuns: RUNS.valid });
     const some = (test: (inputs: Inputs) => boolean) => samples.some(test);
     const metadataOf = (inputs: Inputs) => (inputs.clientMetadata ?? {}) as Record<string, string>;
@@ -409,7 +409,7 @@ const SPEC_CONSTRAINTS: Constraint[] = [
 const SPEC_KEY_PUNCTUATION = ':,-+=_*?"/()<>@\t ';
 
 describe("ClientSettings schema walked by the generators", () => {
-  it("has exactly the fields of spec 2.3.1, in camelCase, with the spec's types", () => {
+  it("has exactly the fields of a client, in camelCase, with their types", () => {
     const fields = Object.entries(clientProperties()).filter(([name]) => name !== "clientId");
     const types = Object.fromEntries(
       fields.map(([name, schema]) => [snakeCase(name), (schema as { type: unknown }).type]),
@@ -417,12 +417,12 @@ describe("ClientSettings schema walked by the generators", () => {
     expect(types).toEqual(SPEC_FIELD_TYPES);
   });
 
-  it("carries every constraint of spec 2.3.1 and section 8", () => {
+  it("carries every constraint of the client fields and their limits", () => {
     const found = constraintsOf(SCHEMA_NODES.ClientSettings);
     for (const constraint of SPEC_CONSTRAINTS) expect(found).toContainEqual(constraint);
   });
 
-  it("admits exactly the metadata key characters of spec section 8 among ASCII", () => {
+  it("admits exactly the allowed metadata key characters among ASCII", () => {
     const keys = constraintsOf(SCHEMA_NODES.ClientSettings).find(
       (c) => c.path === "clientMetadata{key}" && c.keyword === "pattern",
     );

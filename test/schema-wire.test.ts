@@ -370,7 +370,7 @@ function keywordsUsed(value: unknown, found: Set<string> = new Set()): Set<strin
 }
 
 describe("the client fields", () => {
-  it("are the fields of spec 2.3.1, in its order, by the naming rule", () => {
+  it("are the fields of a client, in the API's order, by the naming rule", () => {
     expect(CLIENT_SETTINGS_FIELDS.map(wireName)).toEqual(SPEC_FIELDS);
   });
 

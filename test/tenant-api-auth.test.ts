@@ -195,7 +195,7 @@ describe("token endpoint (client credentials)", () => {
   });
 });
 
-describe("401 for a token that is missing, malformed, expired or wrongly signed (spec 5 rule 1)", () => {
+describe("401 for a token that is missing, malformed, expired or wrongly signed ", () => {
   const unauthorized = (message: string) => errorBody(401, "invalid_token", message);
 
   it("answers 401 when the Authorization header is missing", async () => {

@@ -55,7 +55,7 @@ async function patch(id: string, body: unknown): Promise<ApiAnswer<WireClient>> 
 
 const WEB = DEFAULT_SEED_IDS.regularWeb;
 
-describe("PUT selected provider body (spec 4.1 rules 1 to 3)", () => {
+describe("the body of a PUT of the selected provider", () => {
   it("answers 400 when the body lacks provider", async () => {
     expectInvalidBody(await put({}), "pushProviderSelection", {}, ["provider"]);
   });
@@ -86,7 +86,7 @@ describe("PUT selected provider body (spec 4.1 rules 1 to 3)", () => {
   });
 });
 
-describe("PATCH client body (spec 2.3.1, 4.2 rule 1 and section 8)", () => {
+describe("the body of a client PATCH: its fields and their limits", () => {
   it("answers 400 when the body has a property the spec does not list", async () => {
     const body = { nmae: "typo" };
     expectInvalidBody(await patch(WEB, body), "clientUpdate", body, ["nmae"]);
@@ -233,7 +233,7 @@ describe("PATCH client body (spec 2.3.1, 4.2 rule 1 and section 8)", () => {
   });
 });
 
-describe("post_login_prompt needs oidc_conformant (spec 4.2 rule 3)", () => {
+describe("post_login_prompt needs oidc_conformant", () => {
   const message =
     'Payload validation error: organization_require_behavior: "post_login_prompt" requires oidc_conformant to be true';
 
@@ -283,7 +283,7 @@ describe("post_login_prompt needs oidc_conformant (spec 4.2 rule 3)", () => {
   });
 });
 
-describe("third_party_security_mode cannot change (spec 3 and 4.2 rule 2)", () => {
+describe("third_party_security_mode cannot change", () => {
   const thirdParty = DEFAULT_SEED_IDS.strictThirdParty;
 
   it("answers 400 when a PATCH changes third_party_security_mode", async () => {
@@ -320,7 +320,7 @@ describe("third_party_security_mode cannot change (spec 3 and 4.2 rule 2)", () =
   });
 });
 
-describe("client_metadata limit after the merge (section 8)", () => {
+describe("the client_metadata limit after the merge", () => {
   it("answers 400 when the merged client_metadata would have 11 keys", async () => {
     // The seeded web client has two keys; nine more make eleven.
     const metadata = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`k${i}`, "v"]));
@@ -341,7 +341,7 @@ describe("client_metadata limit after the merge (section 8)", () => {
   });
 });
 
-describe("event stream id (spec 2.2 and section 8)", () => {
+describe("an event stream id", () => {
   const invalidUri = (length: number) =>
     errorBody(
       400,

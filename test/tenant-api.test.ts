@@ -23,7 +23,7 @@ let api: TenantApi;
 let token: string;
 useTenantApi({ random: 1 }, (started, admin) => ([api, token] = [started, admin]));
 
-describe("push provider selection (spec 4.1)", () => {
+describe("the push provider selection", () => {
   it("answers GET with the seeded provider guardian", async () => {
     const answer = await callApi(api, "GET", PROVIDER, { token });
     expect(answer.status).toBe(200);
@@ -46,7 +46,7 @@ describe("push provider selection (spec 4.1)", () => {
   });
 });
 
-describe("client read and update (spec 4.2)", () => {
+describe("reading and updating a client", () => {
   it("answers GET with the whole stored client", async () => {
     const answer = await callApi<WireClient>(api, "GET", clientRoute(DEFAULT_SEED_IDS.spa), {
       token,
@@ -196,7 +196,7 @@ describe("client read and update (spec 4.2)", () => {
   });
 });
 
-describe("event stream deletion (spec 4.3)", () => {
+describe("deleting an event stream", () => {
   it("answers DELETE with 204 and an empty body, and the stream is gone", async () => {
     const id = DEFAULT_SEED_IDS.webhookStream;
     const answer = await callApi(api, "DELETE", streamRoute(id), { token });
@@ -336,7 +336,7 @@ describe("seeded tenant", () => {
     for (const id of api.eventStreams) expect(id).toMatch(/^est_[A-Za-z0-9]{22}$/);
   });
 
-  it("answers every response-only field of spec 2.3.6 that a regular client has, with its default", async () => {
+  it("answers every response-only field that a regular client has, with its default", async () => {
     const answer = await callApi<WireClient>(api, "GET", clientRoute(DEFAULT_SEED_IDS.regularWeb), {
       token,
     });
