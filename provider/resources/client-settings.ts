@@ -27,6 +27,7 @@ import {
   connectionInput,
   shimFor,
   type TenantConnectionArgs,
+  TYPE_MODULE,
   withSecretOutputs,
 } from "./registration.js";
 import { concerning, runOperation, target } from "./run-operation.js";
@@ -99,7 +100,7 @@ export class ClientSettings extends pulumi.dynamic.Resource {
       name,
       props,
       withSecretOutputs(opts, [...SENSITIVE_CLIENT_FIELDS, "prior"]),
-      "tenant",
+      TYPE_MODULE,
       KIND,
     );
   }

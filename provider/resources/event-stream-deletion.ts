@@ -3,7 +3,12 @@ import { connectionOutput, withConnectionChange } from "../plan/connection.js";
 import { NAME_KEY } from "../resource-name.js";
 import { type EventStreamDeletionInputs, TENANT_KEY } from "../schema/index.js";
 import { type Props, type TenantProvider, TenantProviderBase } from "./provider-base.js";
-import { connectionInput, shimFor, type TenantConnectionArgs } from "./registration.js";
+import {
+  connectionInput,
+  shimFor,
+  type TenantConnectionArgs,
+  TYPE_MODULE,
+} from "./registration.js";
 import { runOperation, target } from "./run-operation.js";
 
 const KIND = "EventStreamDeletion";
@@ -40,7 +45,7 @@ export class EventStreamDeletion extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: EventStreamDeletionArgs, opts?: pulumi.CustomResourceOptions) {
     const props = { ...args, [TENANT_KEY]: connectionInput(args.tenant), [NAME_KEY]: name };
-    super(shimFor(KIND), name, props, opts, "tenant", KIND);
+    super(shimFor(KIND), name, props, opts, TYPE_MODULE, KIND);
   }
 }
 

@@ -8,6 +8,7 @@ import {
   connectionInput,
   shimFor,
   type TenantConnectionArgs,
+  TYPE_MODULE,
   withSecretOutputs,
 } from "./registration.js";
 import { runOperation, target } from "./run-operation.js";
@@ -63,7 +64,7 @@ export class PushProviderSelection extends pulumi.dynamic.Resource {
         priorProvider: undefined,
       },
       withSecretOutputs(opts, ["priorProvider"]),
-      "tenant",
+      TYPE_MODULE,
       KIND,
     );
   }

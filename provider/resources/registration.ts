@@ -49,6 +49,21 @@ export function connectionInput(
   return registered;
 }
 
+/**
+ * The module part of every resource's type token: `dynamic.Resource` registers a resource of kind
+ * `ClientSettings` as `pulumi-nodejs:dynamic/tenant:ClientSettings` (see {@link resourceType}).
+ * Part of every URN in users' states: changing it would replace every resource.
+ */
+export const TYPE_MODULE = "tenant";
+
+/**
+ * The type token Pulumi gives a resource of `kind`, as the engine, a policy pack and
+ * `pulumi stack export` show it.
+ */
+export function resourceType(kind: ResourceKind): string {
+  return `pulumi-nodejs:dynamic/${TYPE_MODULE}:${kind}`;
+}
+
 const SHIM_MODULES: Readonly<Record<ResourceKind, string>> = {
   PushProviderSelection: "pulumi-tenant/shims/push-provider-selection",
   ClientSettings: "pulumi-tenant/shims/client-settings",

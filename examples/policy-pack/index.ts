@@ -1,0 +1,13 @@
+/**
+ * A ready policy pack: every rule of pulumi-tenant at its default level (docs/policy.md).
+ *
+ *   pulumi preview --policy-pack examples/policy-pack
+ *
+ * To change a level, turn a rule off or allow loopback URLs in a developer's stack, pass a policy
+ * config file: `--policy-pack-config policy-config.json`, e.g.
+ *   { "tenant-url-loopback": { "allowedStacks": ["dev"] }, "tenant-oidc-conformant": "disabled" }
+ */
+import { PolicyPack } from "@pulumi/policy";
+import { tenantPolicies } from "pulumi-tenant/policy";
+
+new PolicyPack("pulumi-tenant", { policies: tenantPolicies() });

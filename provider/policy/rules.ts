@@ -1,0 +1,325 @@
+/**
+ * The tenant's security rules, each a pure function of what one ClientSettings declares. Why each
+ * rule exists and why it is mandatory or advisory: docs/policy.md.
+ *
+ * A rule judges only what the program declares: a ClientSettings owns some fields of a client, and
+ * a field it does not declare is not its business (the platform's value stays whatever it is). A
+ * value that is not known yet (an output of another resource, during preview) is not judged either:
+ * only strings, booleans and objects that are there are.
+ *
+ * @module
+ */
+
+import { REDIRECT_URL_FIELDS, urlFindings } from "./urls.js";
+
+/** The stable names of the rules: what a policy config file and a violation name them by. */
+export const RULE_NAMES = [
+  "tenant-url-plain-http",
+  "tenant-url-loopback",
+  "tenant-url-wildcard",
+  "tenant-grant-type-forbidden",
+  "tenant-grant-type-app-type",
+  "tenant-public-client-credentials",
+  "tenant-refresh-token-forever",
+  "tenant-jwt-hs256",
+  "tenant-ip-header-trusted",
+  "tenant-cross-origin-authentication",
+  "tenant-oidc-conformant",
+] as const;
+
+/** One of {@link RULE_NAMES}. */
+export type RuleName = (typeof RULE_NAMES)[number];
+
+/** What a team may configure for a rule (in the policy config file, under the rule's name). */
+export interface RuleConfig {
+  /** Stacks where what the rule reports is fine (a developer's stack pointing at localhost). */
+  readonly allowedStacks?: readonly string[];
+  /** Hosts reached over plain http on purpose (an internal network the team vouches for). */
+  readonly allowedHosts?: readonly string[];
+}
+
+/** The config members a rule takes, by name. */
+export type RuleConfigMember = keyof RuleConfig;
+
+/** What a rule judges: one ClientSettings as the program declares it. */
+export interface Declared {
+  /** How errors name it: `ClientSettings "web"`. */
+  readonly resource: string;
+  /** The declared inputs, in the user's spelling (`grantTypes`, `refreshToken`). */
+  readonly props: Readonly<Record<string, unknown>>;
+  /** The stack being previewed or updated. */
+  readonly stack: string;
+  /** The rule's config; empty when the team gave none. */
+  readonly config: RuleConfig;
+}
+
+/** One thing a rule found: the field (with its index in a list), its value, and the sentence. */
+export interface Violation {
+  /** `callbacks[1]`, `refreshToken`, `jwtConfiguration.alg`. */
+  readonly field: string;
+  readonly value: unknown;
+  /** `ClientSettings "web": callbacks[1] "http://app.example.com/cb" uses plain http ...`. */
+  readonly message: string;
+}
+
+/** A rule: its name, its one-line description, its default level, its config, its judgement. */
+export interface TenantRule {
+  readonly name: RuleName;
+  readonly description: string;
+  /** The level a pack takes unless its config says otherwise. */
+  readonly enforcementLevel: "mandatory" | "advisory";
+  /** The config members it reads, if any. */
+  readonly config: readonly RuleConfigMember[];
+  judge(declared: Declared): Violation[];
+}
+
+/**
+ * A violation of `field` with `value`: the one place where a violation's sentence is put together,
+ * `<resource>: <field> <value as JSON> <what is wrong>`.
+ */
+function violation(declared: Declared, field: string, value: unknown, wrong: string): Violation {
+  return {
+    field,
+    value,
+    message: `${declared.resource}: ${field} ${JSON.stringify(value)} ${wrong}`,
+  };
+}
+
+/** The declared URLs of the redirect fields, each with the field and index it is at. */
+function declaredUrls(props: Declared["props"]): { field: string; url: string }[] {
+  const found: { field: string; url: string }[] = [];
+  for (const field of REDIRECT_URL_FIELDS) {
+    const value = props[field];
+    if (typeof value === "string") found.push({ field, url: value });
+    else if (Array.isArray(value)) {
+      value.forEach((url, index) => {
+        if (typeof url === "string") found.push({ field: `${field}[${index}]`, url });
+      });
+    }
+  }
+  return found;
+}
+
+/** The declared grant types that are strings, each with its index. */
+function declaredGrants(props: Declared["props"]): { field: string; grant: string }[] {
+  const grants = props.grantTypes;
+  if (!Array.isArray(grants)) return [];
+  return grants.flatMap((grant, index) =>
+    typeof grant === "string" ? [{ field: `grantTypes[${index}]`, grant }] : [],
+  );
+}
+
+/** A member of a declared object field, when both are there. */
+function member(props: Declared["props"], field: string, key: string): unknown {
+  const value = props[field];
+  return typeof value === "object" && value !== null
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
+}
+
+const inAllowedStack = ({ stack, config }: Declared): boolean =>
+  (config.allowedStacks ?? []).includes(stack);
+
+/** A rule about one URL at a time. */
+function urlRule(
+  rule: Omit<TenantRule, "judge">,
+  finds: (url: string, declared: Declared) => boolean,
+  wrong: string,
+): TenantRule {
+  return {
+    ...rule,
+    judge: (declared) =>
+      declaredUrls(declared.props)
+        .filter(({ url }) => finds(url, declared))
+        .map(({ field, url }) => violation(declared, field, url, wrong)),
+  };
+}
+
+/** A rule about one boolean field that should not be `value`. */
+function flagRule(
+  rule: Omit<TenantRule, "judge" | "config">,
+  field: string,
+  value: boolean,
+  wrong: string,
+): TenantRule {
+  return {
+    ...rule,
+    config: [],
+    judge: (declared) =>
+      declared.props[field] === value ? [violation(declared, field, value, wrong)] : [],
+  };
+}
+
+/** Grant types RFC 9700 rules out: the implicit grant and the resource owner password grant. */
+const FORBIDDEN_GRANTS: Readonly<Record<string, string>> = {
+  implicit: "must not be used (RFC 9700); use authorization_code with PKCE",
+  password:
+    "must not be used (RFC 9700); use authorization_code, or client_credentials for a machine",
+};
+
+/** The only grant types that fit an application type, for the types that have a fixed set. */
+const GRANTS_OF_APP_TYPE: Readonly<Record<string, readonly string[]>> = {
+  spa: ["authorization_code", "refresh_token"],
+  non_interactive: ["client_credentials"],
+};
+
+/** Every rule of the pack, in the order docs/policy.md lists them. */
+export const TENANT_RULES: readonly TenantRule[] = [
+  urlRule(
+    {
+      name: "tenant-url-plain-http",
+      description:
+        "Redirect URLs and origins use https, except to loopback: plain http exposes codes and tokens on the way.",
+      enforcementLevel: "mandatory",
+      config: ["allowedHosts"],
+    },
+    (url, { config }) => urlFindings(url, config.allowedHosts).plainHttp,
+    "uses plain http to a host that is not loopback; use https",
+  ),
+  urlRule(
+    {
+      name: "tenant-url-loopback",
+      description:
+        "Redirect URLs and origins point at no loopback host outside the stacks where that is fine.",
+      enforcementLevel: "advisory",
+      config: ["allowedStacks"],
+    },
+    (url, declared) => urlFindings(url).loopback && !inAllowedStack(declared),
+    "points at this machine; fine for a developer's stack (name it in allowedStacks), not for production",
+  ),
+  urlRule(
+    {
+      name: "tenant-url-wildcard",
+      description:
+        "Redirect URLs and origins have no wildcard: the platform advises against them in production.",
+      enforcementLevel: "advisory",
+      config: ["allowedStacks"],
+    },
+    (url, declared) => urlFindings(url).wildcard && !inAllowedStack(declared),
+    "has a wildcard, which lets any matching host receive codes and tokens; list the URLs",
+  ),
+  {
+    name: "tenant-grant-type-forbidden",
+    description: "No implicit and no password grant: RFC 9700 says they must not be used.",
+    enforcementLevel: "mandatory",
+    config: [],
+    judge: (declared) =>
+      declaredGrants(declared.props).flatMap(({ field, grant }) => {
+        const wrong = FORBIDDEN_GRANTS[grant];
+        return wrong === undefined ? [] : [violation(declared, field, grant, wrong)];
+      }),
+  },
+  {
+    name: "tenant-grant-type-app-type",
+    description:
+      "Grant types fit the declared appType: a single-page app uses authorization_code and refresh_token, a machine client_credentials.",
+    enforcementLevel: "advisory",
+    config: [],
+    judge: (declared) => {
+      const appType = declared.props.appType;
+      const fits = typeof appType === "string" ? GRANTS_OF_APP_TYPE[appType] : undefined;
+      if (fits === undefined) return [];
+      return declaredGrants(declared.props)
+        .filter(({ grant }) => !fits.includes(grant))
+        .map(({ field, grant }) =>
+          violation(
+            declared,
+            field,
+            grant,
+            `does not fit appType "${appType}", which uses only ${fits.join(" and ")}`,
+          ),
+        );
+    },
+  },
+  {
+    name: "tenant-public-client-credentials",
+    description:
+      'No client_credentials grant on a client with tokenEndpointAuthMethod "none": a public client has no secret.',
+    enforcementLevel: "mandatory",
+    config: [],
+    judge: (declared) =>
+      declared.props.tokenEndpointAuthMethod !== "none"
+        ? []
+        : declaredGrants(declared.props)
+            .filter(({ grant }) => grant === "client_credentials")
+            .map(({ field, grant }) =>
+              violation(
+                declared,
+                field,
+                grant,
+                'on a client whose tokenEndpointAuthMethod is "none"; a public client cannot keep a secret',
+              ),
+            ),
+  },
+  {
+    name: "tenant-refresh-token-forever",
+    description:
+      "Refresh tokens rotate or expire: one that does neither works forever once stolen.",
+    enforcementLevel: "advisory",
+    config: [],
+    judge: (declared) => {
+      const rotationType = member(declared.props, "refreshToken", "rotationType");
+      const expirationType = member(declared.props, "refreshToken", "expirationType");
+      if (rotationType !== "non-rotating" || expirationType !== "non-expiring") return [];
+      return [
+        violation(
+          declared,
+          "refreshToken",
+          { rotationType, expirationType },
+          "neither rotates nor expires, so a stolen one works forever; rotate it or let it expire",
+        ),
+      ];
+    },
+  },
+  {
+    name: "tenant-jwt-hs256",
+    description: "ID tokens are not signed with HS256, whose key is the client secret.",
+    enforcementLevel: "advisory",
+    config: [],
+    judge: (declared) => {
+      const alg = member(declared.props, "jwtConfiguration", "alg");
+      return alg === "HS256"
+        ? [
+            violation(
+              declared,
+              "jwtConfiguration.alg",
+              alg,
+              "signs with the client secret, so whoever holds it can forge tokens; use RS256",
+            ),
+          ]
+        : [];
+    },
+  },
+  flagRule(
+    {
+      name: "tenant-ip-header-trusted",
+      description:
+        "The token endpoint does not trust the forwarded-for header, which any caller can set.",
+      enforcementLevel: "advisory",
+    },
+    "isTokenEndpointIpHeaderTrusted",
+    true,
+    "lets any caller choose the address that brute-force protection sees; set it only for a backend behind a proxy you run",
+  ),
+  flagRule(
+    {
+      name: "tenant-cross-origin-authentication",
+      description:
+        "No cross-origin authentication: it needs third-party cookies and exposes credentials to the page.",
+      enforcementLevel: "advisory",
+    },
+    "crossOriginAuthentication",
+    true,
+    "collects credentials on the application's own page; use the platform's login page",
+  ),
+  flagRule(
+    {
+      name: "tenant-oidc-conformant",
+      description: "Clients are OIDC conformant, which turns legacy, less safe flows off.",
+      enforcementLevel: "advisory",
+    },
+    "oidcConformant",
+    false,
+    "keeps legacy flows that OIDC conformance turns off; set it to true",
+  ),
+];

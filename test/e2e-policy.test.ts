@@ -1,0 +1,243 @@
+/**
+ * The policy pack of examples/policy-pack under the real CLI (`pulumi preview --policy-pack`),
+ * against the local tenant API: mandatory violations fail the preview before any request, advisory
+ * ones are printed and let it pass, a policy config changes what a stack accepts, and the program
+ * that `pulumi-tenant generate` writes for the local tenant is audited with no write.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Stack, startStack } from "./support/e2e.js";
+import type { PulumiResult } from "./support/pulumi.js";
+import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
+
+const REPO = resolve(__dirname, "..");
+const PACK = join(REPO, "examples", "policy-pack");
+const PROGRAM = join(REPO, "test", "fixtures", "rules");
+const PORTAL = DEFAULT_SEED_IDS.regularWeb;
+const SPA = DEFAULT_SEED_IDS.spa;
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A stack of the fixture program declaring these ClientSettings (name and arguments). */
+async function declaring(clients: Record<string, Record<string, unknown>>): Promise<Stack> {
+  const stack = await startStack(PROGRAM, {
+    "rules:resources": {
+      value: JSON.stringify(
+        Object.entries(clients).map(([name, args]) => ({ kind: "ClientSettings", name, args })),
+      ),
+    },
+  });
+  cleanups.push(() => stack.stop());
+  return stack;
+}
+
+/** `pulumi preview --policy-pack examples/policy-pack`, with a policy config file when given. */
+async function previewWithPack(stack: Stack, config?: unknown): Promise<PulumiResult> {
+  const args = ["--policy-pack", PACK];
+  if (config !== undefined) {
+    const dir = await mkdtemp(join(tmpdir(), "tenant-policy-config-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const file = join(dir, "policy-config.json");
+    await writeFile(file, JSON.stringify(config));
+    args.push("--policy-pack-config", file);
+  }
+  return stack.run("preview", { args });
+}
+
+/** The violations of a run as `[level, rule, message]`, sorted, the rule's description left out. */
+function violations(result: PulumiResult): [string, string, string][] {
+  return result.policyViolations
+    .map((v): [string, string, string] => [
+      v.level,
+      v.policy,
+      v.message.split("\n").slice(1).join("\n").trim(),
+    ])
+    .sort((a, b) => a.join().localeCompare(b.join()));
+}
+
+/** Every request the tenant API received, by route. */
+function requests(stack: Stack): Record<string, number> {
+  return stack.api.stats().byRoute;
+}
+
+describe("pulumi preview --policy-pack examples/policy-pack", () => {
+  it("fails a program that breaks mandatory rules before any request, naming each violation", async () => {
+    const stack = await declaring({
+      web: {
+        clientId: PORTAL,
+        callbacks: ["https://portal.example.com/callback", "http://portal.example.com/callback"],
+        grantTypes: ["authorization_code", "implicit"],
+      },
+      spa: { clientId: SPA, tokenEndpointAuthMethod: "none", grantTypes: ["client_credentials"] },
+    });
+
+    const preview = await previewWithPack(stack);
+
+    expect(preview.ok, preview.output).toBe(false);
+    expect(violations(preview)).toEqual([
+      [
+        "mandatory",
+        "tenant-grant-type-forbidden",
+        'ClientSettings "web": grantTypes[1] "implicit" must not be used (RFC 9700); use authorization_code with PKCE',
+      ],
+      [
+        "mandatory",
+        "tenant-public-client-credentials",
+        'ClientSettings "spa": grantTypes[0] "client_credentials" on a client whose tokenEndpointAuthMethod is "none"; a public client cannot keep a secret',
+      ],
+      [
+        "mandatory",
+        "tenant-url-plain-http",
+        'ClientSettings "web": callbacks[1] "http://portal.example.com/callback" uses plain http to a host that is not loopback; use https',
+      ],
+    ]);
+    expect(requests(stack)).toEqual({});
+  });
+
+  it("prints advisory violations and lets the preview pass", async () => {
+    const stack = await declaring({
+      web: {
+        clientId: PORTAL,
+        callbacks: ["https://*.example.com/callback", "http://localhost:3000/callback"],
+        crossOriginAuthentication: true,
+      },
+    });
+
+    const preview = await previewWithPack(stack);
+
+    expect(preview.error, preview.output).toBeUndefined();
+    expect(violations(preview).map(([level, rule]) => [level, rule])).toEqual([
+      ["advisory", "tenant-cross-origin-authentication"],
+      ["advisory", "tenant-url-loopback"],
+      ["advisory", "tenant-url-wildcard"],
+    ]);
+    expect(preview.output).toContain(
+      'ClientSettings "web": callbacks[1] "http://localhost:3000/callback"',
+    );
+  });
+
+  it("passes a program that follows every rule, with no violation", async () => {
+    const stack = await declaring({
+      web: {
+        clientId: PORTAL,
+        callbacks: ["https://portal.example.com/callback"],
+        allowedLogoutUrls: ["https://portal.example.com/"],
+        webOrigins: ["https://portal.example.com"],
+        grantTypes: ["authorization_code", "refresh_token"],
+        oidcConformant: true,
+        refreshToken: { rotationType: "rotating", expirationType: "expiring" },
+      },
+    });
+
+    const preview = await previewWithPack(stack);
+
+    expect(preview.error, preview.output).toBeUndefined();
+    expect(preview.policyViolations).toEqual([]);
+  });
+
+  it("accepts loopback URLs in a stack the policy config names, and a rule turned off says nothing", async () => {
+    const stack = await declaring({
+      web: {
+        clientId: PORTAL,
+        callbacks: ["http://localhost:3000/callback"],
+        crossOriginAuthentication: true,
+      },
+    });
+
+    const preview = await previewWithPack(stack, {
+      "tenant-url-loopback": { allowedStacks: ["e2e"] },
+      "tenant-cross-origin-authentication": "disabled",
+    });
+
+    expect(preview.error, preview.output).toBeUndefined();
+    expect(preview.policyViolations).toEqual([]);
+  });
+});
+
+describe("an audit of the local tenant: generate, then preview with the pack", () => {
+  it("reports the violations the seeded clients really have, with no write", async () => {
+    const out = await mkdtemp(join(tmpdir(), "tenant-audit-"));
+    cleanups.push(() => rm(out, { recursive: true, force: true }));
+    const stack = await startStack(out, {});
+    cleanups.push(() => stack.stop());
+    await generate(stack, out);
+    stack.api.resetStats();
+
+    const preview = await previewWithPack(stack);
+
+    expect(preview.ok, preview.output).toBe(false);
+    expect(violations(preview)).toEqual(AUDIT_OF_THE_SEED);
+    expect(stack.writes()).toBe(0);
+  });
+});
+
+/** The fields docs/policy.md's audit recipe declares: every field a rule judges. */
+const AUDIT_FIELDS =
+  "name,callbacks,allowedLogoutUrls,allowedOrigins,webOrigins,initiateLoginUri,grantTypes,appType," +
+  "tokenEndpointAuthMethod,oidcConformant,crossOriginAuthentication,isTokenEndpointIpHeaderTrusted," +
+  "jwtConfiguration,refreshToken";
+
+/**
+ * What the default seed's clients break (test/tenant-api/seed.ts): the customer portal allows the
+ * implicit grant, has a loopback callback and is not OIDC conformant; the dashboard SPA allows
+ * cross-origin authentication; three clients keep the platform's default refresh token, which
+ * neither rotates nor expires.
+ */
+const AUDIT_OF_THE_SEED: [string, string, string][] = [
+  [
+    "advisory",
+    "tenant-cross-origin-authentication",
+    "ClientSettings \"dashboard-spa\": crossOriginAuthentication true collects credentials on the application's own page; use the platform's login page",
+  ],
+  [
+    "advisory",
+    "tenant-oidc-conformant",
+    'ClientSettings "customer-portal": oidcConformant false keeps legacy flows that OIDC conformance turns off; set it to true',
+  ],
+  ...["customer-portal", "partner-integration", "tenant-api-admin-seeded"].map(
+    (name): [string, string, string] => [
+      "advisory",
+      "tenant-refresh-token-forever",
+      `ClientSettings "${name}": refreshToken {"rotationType":"non-rotating","expirationType":"non-expiring"} neither rotates nor expires, so a stolen one works forever; rotate it or let it expire`,
+    ],
+  ),
+  [
+    "advisory",
+    "tenant-url-loopback",
+    'ClientSettings "customer-portal": callbacks[1] "http://localhost:3000/callback" points at this machine; fine for a developer\'s stack (name it in allowedStacks), not for production',
+  ],
+  [
+    "mandatory",
+    "tenant-grant-type-forbidden",
+    'ClientSettings "customer-portal": grantTypes[2] "implicit" must not be used (RFC 9700); use authorization_code with PKCE',
+  ],
+];
+
+/**
+ * Writes into `out` the project `pulumi-tenant generate` makes for the stack's tenant (the built
+ * CLI, with the read-only credentials), and links the repository's node_modules in, so that the
+ * program runs as it was written.
+ */
+async function generate(stack: Stack, out: string): Promise<void> {
+  await promisify(execFile)(
+    process.execPath,
+    [join(REPO, "dist", "provider", "cli.js"), "generate", "--out", out, "--fields", AUDIT_FIELDS],
+    {
+      timeout: 60_000,
+      env: {
+        ...process.env,
+        TENANT_DOMAIN: stack.api.domain,
+        TENANT_CLIENT_ID: stack.api.readOnly.clientId,
+        TENANT_CLIENT_SECRET: stack.api.readOnly.clientSecret,
+      },
+    },
+  );
+  await symlink(join(REPO, "node_modules"), join(out, "node_modules"));
+}
