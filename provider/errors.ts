@@ -1,5 +1,6 @@
 /**
- * The error classes of pulumi-tenant, one per kind of failure, each with a stable `name` and
+ * The error classes of pulumi-tenant (the resources' and the `generate` command's), one per kind
+ * of failure, each with a stable `name` and
  * `code` that programs and tests can match on (messages may be reworded, codes may not).
  *
  * Every message starts with the resource it concerns, in the form `ClientSettings "web": ...`,
@@ -23,6 +24,9 @@ export const ErrorCodes = {
   timeout: "ERR_TENANT_TIMEOUT",
   validation: "ERR_TENANT_VALIDATION",
   immutable: "ERR_TENANT_IMMUTABLE",
+  generateUsage: "ERR_GENERATE_USAGE",
+  unknownClient: "ERR_GENERATE_UNKNOWN_CLIENT",
+  generateOutput: "ERR_GENERATE_OUTPUT",
 } as const;
 
 /** One of {@link ErrorCodes}. */
@@ -43,19 +47,11 @@ export abstract class TenantError extends Error {
   #resource: string | undefined;
 
   /**
-   * `options.resource`, when the thrower already knows it, names the resource at once; `cause` is
-   * another error of this package that this one stands for (never an axios error: see above).
+   * `cause` is another error of this package that this one stands for (never an axios error: see
+   * above). The resource is not a constructor argument: {@link TenantError.concerning} adds it.
    */
-  constructor(
-    message: string,
-    options: { resource?: string | undefined; cause?: TenantError | undefined } = {},
-  ) {
-    const { resource, cause } = options;
-    super(
-      resource === undefined ? message : `${resource}: ${message}`,
-      cause === undefined ? undefined : { cause },
-    );
-    this.#resource = resource;
+  constructor(message: string, options: { cause?: TenantError | undefined } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
   }
 
   /** The resource this error concerns (`ClientSettings "web"`), once it is known. */
@@ -131,16 +127,14 @@ export class TenantApiError
   /** For a 403: the scopes the platform said it expected (any one of them would do). */
   readonly missingScopes: readonly string[];
 
-  constructor(resource: string, failure: ApiFailure) {
+  constructor(failure: ApiFailure) {
     const missingScopes = failure.status === 403 ? parseExpectedScopes(failure.apiMessage) : [];
     const detail =
       missingScopes.length > 0
         ? `needs ${missingScopes.join(" or ")}`
         : (failure.apiMessage ?? "no error message in the answer");
     const code = failure.errorCode ? `${failure.errorCode}: ` : "";
-    super(`${failure.method} ${failure.path} failed with ${failure.status} ${code}${detail}`, {
-      resource,
-    });
+    super(`${failure.method} ${failure.path} failed with ${failure.status} ${code}${detail}`);
     this.method = failure.method;
     this.path = failure.path;
     this.status = failure.status;
@@ -182,18 +176,115 @@ export class TenantNetworkError extends errorKind("TenantNetworkError", ErrorCod
  */
 export class TenantTimeoutError extends errorKind("TenantTimeoutError", ErrorCodes.timeout) {}
 
+/** Why inputs that passed `check` cannot be sent. */
+export interface InvalidInput {
+  /** What is wrong: a declared field (`organizationRequireBehavior`), or `the body of PATCH /clients/abc`. */
+  readonly subject: string;
+  /** Why, as `check` and the local tenant API word the rule where they share it. */
+  readonly reason: string;
+  /** What the user can do, and that nothing was sent. */
+  readonly remedy: string;
+}
+
 /**
- * Inputs that passed `check` but break a rule that depends on the live tenant (for example
- * `organizationRequireBehavior: "post_login_prompt"` on a client that is not OIDC conformant).
- * Raised before anything is sent.
+ * Inputs that passed `check` but cannot be sent: a rule that depends on the live tenant (for
+ * example `organizationRequireBehavior: "post_login_prompt"` on a client that is not OIDC
+ * conformant), or a body that cannot be encoded. Raised before anything is sent.
+ *
+ * @example `ClientSettings "web": organizationRequireBehavior "post_login_prompt" requires oidcConformant to be true, and client abc is not OIDC conformant; declare oidcConformant: true. Nothing was sent.`
  */
-export class TenantValidationError extends errorKind(
-  "TenantValidationError",
-  ErrorCodes.validation,
-) {}
+export class TenantValidationError
+  extends errorKind("TenantValidationError", ErrorCodes.validation)
+  implements InvalidInput
+{
+  readonly subject: string;
+  readonly reason: string;
+  readonly remedy: string;
+
+  constructor(input: InvalidInput) {
+    super(`${input.subject} ${input.reason}; ${input.remedy}`);
+    this.subject = input.subject;
+    this.reason = input.reason;
+    this.remedy = input.remedy;
+  }
+}
+
+/** A change of a field that the platform fixes when a client is created. */
+export interface FixedFieldChange {
+  /** The field, as the user spells it (`thirdPartySecurityMode`). */
+  readonly field: string;
+  readonly clientId: string;
+  /** The value the client has (null: none), as the API spells it. */
+  readonly live: unknown;
+  /** The value the program declares. */
+  readonly declared: unknown;
+}
 
 /**
  * A change to a field that the platform fixes at creation (`thirdPartySecurityMode`). Raised by
  * diff (so the preview fails) and by create (before any PATCH).
+ *
+ * @example `ClientSettings "partner": thirdPartySecurityMode of client abc cannot change from "strict" to "permissive": the platform fixes it when the client is created. Declare "strict" or remove the property; nothing was sent.`
  */
-export class ImmutableFieldError extends errorKind("ImmutableFieldError", ErrorCodes.immutable) {}
+export class ImmutableFieldError
+  extends errorKind("ImmutableFieldError", ErrorCodes.immutable)
+  implements FixedFieldChange
+{
+  readonly field: string;
+  readonly clientId: string;
+  readonly live: unknown;
+  readonly declared: unknown;
+
+  constructor(change: FixedFieldChange) {
+    const subject = `${change.field} of client ${change.clientId}`;
+    const why = "the platform fixes it when the client is created";
+    const declared = JSON.stringify(change.declared);
+    const live = JSON.stringify(change.live);
+    super(
+      change.live === null
+        ? `${subject} cannot be set to ${declared}: the client has none and ${why}. ` +
+            "Remove the property; nothing was sent."
+        : `${subject} cannot change from ${live} to ${declared}: ${why}. ` +
+            `Declare ${live} or remove the property; nothing was sent.`,
+    );
+    this.field = change.field;
+    this.clientId = change.clientId;
+    this.live = change.live;
+    this.declared = change.declared;
+  }
+}
+
+/**
+ * The command line of `pulumi-tenant generate` is wrong (unknown flag, unknown field name, bad
+ * value). The command exits with 2 ({@link exitStatusOf}).
+ */
+export class GenerateUsageError extends errorKind("GenerateUsageError", ErrorCodes.generateUsage) {}
+
+/** Clients named with `generate --clients` that the tenant does not have (their GET answered 404). */
+export class UnknownClientError extends errorKind("UnknownClientError", ErrorCodes.unknownClient) {
+  /** The ids the tenant does not know, in the order given. */
+  readonly clientIds: readonly string[];
+
+  constructor(clientIds: readonly string[]) {
+    super(
+      `the tenant has no client with the ${clientIds.length === 1 ? "id" : "ids"} ` +
+        `${clientIds.map((id) => JSON.stringify(id)).join(", ")} ` +
+        "(GET /clients/{id} answered 404); check the ids given to --clients",
+    );
+    this.clientIds = clientIds;
+  }
+}
+
+/** `generate` cannot write its project: a file exists and differs without `--force`, or I/O fails. */
+export class GenerateOutputError extends errorKind(
+  "GenerateOutputError",
+  ErrorCodes.generateOutput,
+) {}
+
+/**
+ * The exit status of a command that failed with `error`: 2 for a wrong command line (the
+ * convention of command-line tools), 1 for everything else.
+ */
+export function exitStatusOf(error: TenantError): number {
+  return error instanceof GenerateUsageError ? 2 : 1;
+}

@@ -116,13 +116,13 @@ describe("TenantApiClient", () => {
     await expect(
       client.call(context(), { method: "PATCH", path: "/clients/abc", body: {} }),
     ).rejects.toThrowError(
-      new TenantApiError('ClientSettings "web"', {
+      new TenantApiError({
         method: "PATCH",
         path: "/clients/abc",
         status: 400,
         errorCode: "invalid_body",
         apiMessage: "Payload validation error",
-      }),
+      }).concerning('ClientSettings "web"'),
     );
     expect(server?.seen).toHaveLength(1);
   });

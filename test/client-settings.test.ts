@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  ImmutableFieldError,
-  TenantApiError,
-  TenantTimeoutError,
-  TenantValidationError,
-} from "../provider/errors.js";
+import { TenantApiError, TenantTimeoutError } from "../provider/errors.js";
 import { type Harness, startHarness, useHarnessPerTest } from "./support/harness.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 import type { TenantState } from "./tenant-api/store.js";
@@ -92,10 +87,15 @@ describe("ClientSettings create", () => {
       sso: true,
     });
     await expect(failure).rejects.toThrowError(
-      new ImmutableFieldError(
-        `ClientSettings "partner": thirdPartySecurityMode of client ${PARTNER} cannot change from "strict" to "permissive": ` +
+      expect.objectContaining({
+        name: "ImmutableFieldError",
+        field: "thirdPartySecurityMode",
+        live: "strict",
+        declared: "permissive",
+        message:
+          `ClientSettings "partner": thirdPartySecurityMode of client ${PARTNER} cannot change from "strict" to "permissive": ` +
           'the platform fixes it when the client is created. Declare "strict" or remove the property; nothing was sent.',
-      ),
+      }),
     );
     expect(h.calls(PATCH)).toBe(0);
   });
@@ -109,10 +109,13 @@ describe("ClientSettings create", () => {
     await expect(
       create({ organizationUsage: "require", organizationRequireBehavior: "post_login_prompt" }),
     ).rejects.toThrowError(
-      new TenantValidationError(
-        'ClientSettings "web": organizationRequireBehavior "post_login_prompt" requires oidcConformant to be true, ' +
+      expect.objectContaining({
+        name: "TenantValidationError",
+        subject: "organizationRequireBehavior",
+        message:
+          'ClientSettings "web": organizationRequireBehavior "post_login_prompt" requires oidcConformant to be true, ' +
           `and client ${WEB} is not OIDC conformant; declare oidcConformant: true. Nothing was sent.`,
-      ),
+      }),
     );
     expect(h.calls(PATCH)).toBe(0);
   });

@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   ErrorCodes,
+  exitStatusOf,
+  GenerateOutputError,
+  GenerateUsageError,
   TenantApiError,
   TenantConfigError,
   TenantError,
   TenantTimeoutError,
+  UnknownClientError,
 } from "../provider/errors.js";
 
 /** What the API answered, for a {@link TenantApiError}. */
@@ -21,7 +25,6 @@ function failure(
 describe("TenantApiError", () => {
   it("says which scope a 403 lacks", () => {
     const error = new TenantApiError(
-      'ClientSettings "web"',
       failure(
         "PATCH",
         "/clients/abc",
@@ -29,7 +32,7 @@ describe("TenantApiError", () => {
         "insufficient_scope",
         "Insufficient scope, expected any of: update:client_keys",
       ),
-    );
+    ).concerning('ClientSettings "web"');
     expect(error.message).toBe(
       'ClientSettings "web": PATCH /clients/abc failed with 403 insufficient_scope: needs update:client_keys',
     );
@@ -38,7 +41,6 @@ describe("TenantApiError", () => {
 
   it("joins several acceptable scopes with or", () => {
     const error = new TenantApiError(
-      "PushProviderSelection",
       failure(
         "PUT",
         "/guardian/factors/push-notification/selected-provider",
@@ -46,24 +48,22 @@ describe("TenantApiError", () => {
         "insufficient_scope",
         "Insufficient scope, expected any of: update:guardian_factors,create:guardian_factors",
       ),
-    );
+    ).concerning("PushProviderSelection");
     expect(error.message).toMatch(/needs update:guardian_factors or create:guardian_factors$/);
   });
 
   it("quotes the platform's message for other statuses", () => {
     const error = new TenantApiError(
-      'ClientSettings "spa"',
       failure("GET", "/clients/nope", 404, "inexistent_client", "Client not found"),
-    );
+    ).concerning('ClientSettings "spa"');
     expect(error.message).toBe(
       'ClientSettings "spa": GET /clients/nope failed with 404 inexistent_client: Client not found',
     );
   });
 
   it("says so when the answer had no error body", () => {
-    const error = new TenantApiError(
+    const error = new TenantApiError(failure("DELETE", "/event-streams/x", 502)).concerning(
       "EventStreamDeletion",
-      failure("DELETE", "/event-streams/x", 502),
     );
     expect(error.message).toBe(
       "EventStreamDeletion: DELETE /event-streams/x failed with 502 no error message in the answer",
@@ -71,7 +71,7 @@ describe("TenantApiError", () => {
   });
 
   it("has a stable name and code", () => {
-    const error = new TenantApiError("X", { method: "GET", path: "/", status: 500 });
+    const error = new TenantApiError({ method: "GET", path: "/", status: 500 }).concerning("X");
     expect([error.name, error.code]).toEqual(["TenantApiError", "ERR_TENANT_API"]);
   });
 });
@@ -84,6 +84,29 @@ describe("the error classes", () => {
     expect(timeout).toBeInstanceOf(TenantError);
     expect([config.code, timeout.code]).toEqual([ErrorCodes.config, ErrorCodes.timeout]);
     expect([config.name, timeout.name]).toEqual(["TenantConfigError", "TenantTimeoutError"]);
+  });
+});
+
+describe("the errors of pulumi-tenant generate", () => {
+  it("are TenantErrors of the same registry, with stable codes", () => {
+    const errors = [
+      new GenerateUsageError("--out DIR is required"),
+      new UnknownClientError(["abc"]),
+      new GenerateOutputError("index.ts differs"),
+    ];
+    for (const error of errors) expect(error).toBeInstanceOf(TenantError);
+    expect(errors.map((e) => [e.name, e.code])).toEqual([
+      ["GenerateUsageError", ErrorCodes.generateUsage],
+      ["UnknownClientError", "ERR_GENERATE_UNKNOWN_CLIENT"],
+      ["GenerateOutputError", "ERR_GENERATE_OUTPUT"],
+    ]);
+    expect(ErrorCodes.generateUsage).toBe("ERR_GENERATE_USAGE");
+  });
+
+  it("end the command with 2 for a wrong command line and 1 for anything else", () => {
+    expect(exitStatusOf(new GenerateUsageError("--fields: name at least one field"))).toBe(2);
+    expect(exitStatusOf(new UnknownClientError(["abc"]))).toBe(1);
+    expect(exitStatusOf(new TenantConfigError("no domain"))).toBe(1);
   });
 });
 
@@ -105,7 +128,7 @@ describe("TenantError.concerning", () => {
   });
 
   it("leaves an error that already names its resource as it is", () => {
-    const error = new TenantApiError('ClientSettings "web"', failure("GET", "/", 500));
+    const error = new TenantApiError(failure("GET", "/", 500)).concerning('ClientSettings "web"');
     error.concerning('ClientSettings "other"');
     expect(error.message).toMatch(/^ClientSettings "web": /);
   });

@@ -8,8 +8,8 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { GenerateUsageError, UnknownClientError } from "../provider/errors.js";
 import { adoptClient, planProgram, resourceNames, slugOf } from "../provider/generate/adopt.js";
-import { GenerateUsageError, UnknownClientError } from "../provider/generate/errors.js";
 import { DEFAULT_FIELDS, parseFields, wireFieldsToRead } from "../provider/generate/fields.js";
 import { type GenerateOptions, parseGenerateArgs } from "../provider/generate/options.js";
 import { printMembers, printString } from "../provider/generate/print.js";

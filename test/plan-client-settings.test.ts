@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { ImmutableFieldError, TenantValidationError } from "../provider/errors.js";
+import { ImmutableFieldError } from "../provider/errors.js";
 import {
   fieldsToRead,
   planCreate,
@@ -103,10 +103,16 @@ describe("planDiff", () => {
       live({ third_party_security_mode: "strict" }),
     );
     expect(() => planDiff(outs, inputs({ thirdPartySecurityMode: "permissive" }))).toThrowError(
-      new ImmutableFieldError(
-        `thirdPartySecurityMode of client ${ID} cannot change from "strict" to "permissive": ` +
+      expect.objectContaining({
+        name: "ImmutableFieldError",
+        field: "thirdPartySecurityMode",
+        clientId: ID,
+        live: "strict",
+        declared: "permissive",
+        message:
+          `thirdPartySecurityMode of client ${ID} cannot change from "strict" to "permissive": ` +
           'the platform fixes it when the client is created. Declare "strict" or remove the property; nothing was sent.',
-      ),
+      }),
     );
   });
 });
@@ -181,10 +187,14 @@ describe("planCreate", () => {
 
   it("refuses a thirdPartySecurityMode on a client that has none", () => {
     expect(() => planCreate(inputs({ thirdPartySecurityMode: "strict" }), live())).toThrowError(
-      new ImmutableFieldError(
-        `thirdPartySecurityMode of client ${ID} cannot be set to "strict": the client has none and ` +
+      expect.objectContaining({
+        name: "ImmutableFieldError",
+        live: null,
+        declared: "strict",
+        message:
+          `thirdPartySecurityMode of client ${ID} cannot be set to "strict": the client has none and ` +
           "the platform fixes it when the client is created. Remove the property; nothing was sent.",
-      ),
+      }),
     );
   });
 
@@ -192,10 +202,13 @@ describe("planCreate", () => {
     expect(() =>
       planCreate(inputs({ organizationRequireBehavior: "post_login_prompt" }), live()),
     ).toThrowError(
-      new TenantValidationError(
-        'organizationRequireBehavior "post_login_prompt" requires oidcConformant to be true, ' +
+      expect.objectContaining({
+        name: "TenantValidationError",
+        subject: "organizationRequireBehavior",
+        message:
+          'organizationRequireBehavior "post_login_prompt" requires oidcConformant to be true, ' +
           `and client ${ID} is not OIDC conformant; declare oidcConformant: true. Nothing was sent.`,
-      ),
+      }),
     );
   });
 

@@ -165,9 +165,9 @@ export class TenantApiClient {
     } catch (error) {
       if (context.signal.aborted) throw this.deadlineError(context, "getting an access token");
       // Every operation waiting for the token shares one token request, so one error object: each
-      // gets its own, naming its resource, with the shared one (and its stack) as the cause.
+      // gets its own, which call() names after its resource, with the shared one as the cause.
       if (error instanceof TenantAuthError) {
-        throw new TenantAuthError(error.message, { resource: context.resource, cause: error });
+        throw new TenantAuthError(error.message, { cause: error });
       }
       throw error;
     }
@@ -182,7 +182,7 @@ export class TenantApiClient {
     if (error instanceof TenantError) return error;
     if (isAxiosError(error) && error.response) {
       const body = (error.response.data ?? {}) as Record<string, unknown>;
-      return new TenantApiError(context.resource, {
+      return new TenantApiError({
         method: request.method,
         path: request.path,
         status: error.response.status,
@@ -227,10 +227,11 @@ function encodeBody(request: ApiRequest): string | undefined {
   try {
     return JSON.stringify(request.body);
   } catch (error) {
-    throw new TenantValidationError(
-      `the body of ${request.method} ${request.path} cannot be encoded as ` +
-        `JSON (${error instanceof Error ? error.message : String(error)}); nothing was sent`,
-    );
+    throw new TenantValidationError({
+      subject: `the body of ${request.method} ${request.path}`,
+      reason: `cannot be encoded as JSON (${error instanceof Error ? error.message : String(error)})`,
+      remedy: "nothing was sent",
+    });
   }
 }
 

@@ -9,9 +9,8 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { resolveSettings } from "../config.js";
-import { TenantError } from "../errors.js";
+import { exitStatusOf, GenerateOutputError, TenantError } from "../errors.js";
 import { planProgram } from "./adopt.js";
-import { GenerateError, GenerateOutputError } from "./errors.js";
 import { wireFieldsToRead } from "./fields.js";
 import { parseGenerateArgs, USAGE } from "./options.js";
 import { type ProjectFiles, type ProjectVersions, renderProject } from "./project.js";
@@ -81,7 +80,7 @@ async function writeProject(dir: string, files: ProjectFiles, force: boolean): P
 /**
  * Runs the command with the arguments after `generate` and returns the exit status: 0 done, 1 the
  * tenant or the output folder failed, 2 the command line is wrong. Expected failures (the
- * package's `TenantError`s and {@link GenerateError}s) are printed as one line without a stack.
+ * package's `TenantError`s, its own included) are printed as one line without a stack.
  */
 export async function runGenerate(args: readonly string[], io: CommandIo): Promise<number> {
   const say = (line: string) => io.stderr(`${line}\n`);
@@ -133,9 +132,9 @@ export async function runGenerate(args: readonly string[], io: CommandIo): Promi
     io.stdout(`${written.join("\n")}\n`);
     return 0;
   } catch (error) {
-    if (error instanceof GenerateError || error instanceof TenantError) {
+    if (error instanceof TenantError) {
       say(`pulumi-tenant generate: ${error.message}`);
-      return error instanceof GenerateError ? error.exitCode : 1;
+      return exitStatusOf(error);
     }
     say(`pulumi-tenant generate: unexpected failure: ${(error as Error)?.stack ?? String(error)}`);
     return 1;

@@ -7,8 +7,8 @@
  */
 
 import { closest } from "fastest-levenshtein";
+import { GenerateUsageError } from "../errors.js";
 import { CLIENT_SETTINGS_FIELDS, type ClientSettingsField, wireName } from "../schema/index.js";
-import { GenerateUsageError } from "./errors.js";
 
 /**
  * The fields declared when `--fields` is not given: what a team changes on web and single-page

@@ -7,8 +7,8 @@
 
 import { parseArgs } from "node:util";
 import type { ConfigSource } from "../config.js";
+import { GenerateUsageError } from "../errors.js";
 import { APP_TYPES, type ClientSettingsField } from "../schema/index.js";
-import { GenerateUsageError } from "./errors.js";
 import { DEFAULT_FIELDS, parseFields } from "./fields.js";
 import { PROJECT_NAME } from "./project.js";
 import type { ClientQuery } from "./reads.js";

@@ -21,7 +21,7 @@ import {
   pageCountOf,
 } from "../api/client-read-policy.js";
 import type { TenantSettings } from "../config.js";
-import { UnknownClientError } from "./errors.js";
+import { UnknownClientError } from "../errors.js";
 
 /** How errors of the command's calls name their origin. */
 const RESOURCE = "reading the tenant";

@@ -14,7 +14,12 @@
 
 import { ImmutableFieldError, TenantValidationError } from "../errors.js";
 import { NAME_KEY } from "../resource-name.js";
-import { isUnknown } from "../schema/index.js";
+import {
+  isUnknown,
+  POST_LOGIN_PROMPT_FIELDS,
+  postLoginPromptReason,
+  wireName,
+} from "../schema/index.js";
 import {
   CLIENT_FIELDS,
   type ClientField,
@@ -28,9 +33,10 @@ import {
 import { project } from "./compare.js";
 import { connectionOutput } from "./connection.js";
 
-const MODE = "third_party_security_mode";
-const REQUIRE_BEHAVIOR = "organization_require_behavior";
-const OIDC_CONFORMANT = "oidc_conformant";
+/** The fields the platform fixes when a client is created: `x-strategy: fixed` in the schema. */
+const FIXED_FIELDS = CLIENT_FIELDS.filter(({ strategy }) => strategy.name === "fixed");
+const REQUIRE_BEHAVIOR = wireName(POST_LOGIN_PROMPT_FIELDS.organizationRequireBehavior);
+const OIDC_CONFORMANT = wireName(POST_LOGIN_PROMPT_FIELDS.oidcConformant);
 
 type Props = Record<string, unknown>;
 
@@ -63,7 +69,7 @@ export function planDiff(olds: Props, news: Props): ClientSettingsDiff {
   const replaces = olds.clientId !== news.clientId ? ["clientId"] : [];
   const before = declaredFields(olds);
   const wanted = declaredFields(news);
-  if (replaces.length === 0) refuseFixedChange(String(news.clientId), before[MODE], wanted[MODE]);
+  if (replaces.length === 0) refuseFixedChanges(String(news.clientId), before, wanted);
   const { changed, removed } = compare(before, wanted);
   return { changes: replaces.length > 0 || changed.length > 0 || removed.length > 0, replaces };
 }
@@ -88,7 +94,7 @@ export function fieldsToRead(inputs: Props): string[] {
 export function planCreate(inputs: Props, live: WireFields): ClientSettingsPlan {
   const clientId = String(inputs.clientId);
   const wanted = declaredFields(inputs);
-  refuseFixedChange(clientId, live[MODE] ?? null, wanted[MODE]);
+  refuseFixedChanges(clientId, withNone(live), wanted);
   refusePostLoginPrompt(clientId, live, wanted);
   const send: WireFields = {};
   const remember: WireFields = {};
@@ -136,7 +142,7 @@ export function planUpdate(olds: Props, news: Props, live?: WireFields): ClientS
   const prior = loadPrior(olds.prior);
   const { changed, removed, added } = compare(before, wanted);
   if (live !== undefined) {
-    refuseFixedChange(clientId, live[MODE] ?? null, wanted[MODE]);
+    refuseFixedChanges(clientId, withNone(live), wanted);
     refusePostLoginPrompt(clientId, live, wanted);
   }
   const current = live ?? before;
@@ -229,22 +235,26 @@ function put(target: WireFields, wire: string, value: unknown): void {
   if (value !== undefined) target[wire] = value;
 }
 
+/** The live client, with null for a fixed field it has no value of. */
+function withNone(live: WireFields): WireFields {
+  const filled = { ...live };
+  for (const { wire } of FIXED_FIELDS) filled[wire] ??= null;
+  return filled;
+}
+
 /**
- * Refuses a change of `thirdPartySecurityMode` (a field fixed at creation). `current` is undefined
- * when it is not known (not declared before, in diff) and null when the client has no mode.
+ * Refuses a change of a field the platform fixes when a client is created. A `current` value is
+ * undefined when it is not known (not declared before, in diff) and null when the client has none.
  */
-function refuseFixedChange(clientId: string, current: unknown, wanted: unknown): void {
-  if (wanted === undefined || isUnknown(wanted) || current === undefined || current === wanted)
-    return;
-  const subject = `thirdPartySecurityMode of client ${clientId}`;
-  const why = "the platform fixes it when the client is created";
-  throw new ImmutableFieldError(
-    current === null
-      ? `${subject} cannot be set to ${JSON.stringify(wanted)}: the client has none and ${why}. ` +
-          "Remove the property; nothing was sent."
-      : `${subject} cannot change from ${JSON.stringify(current)} to ${JSON.stringify(wanted)}: ` +
-          `${why}. Declare ${JSON.stringify(current)} or remove the property; nothing was sent.`,
-  );
+function refuseFixedChanges(clientId: string, current: WireFields, wanted: WireFields): void {
+  for (const { field, wire } of FIXED_FIELDS) {
+    const declared = wanted[wire];
+    const live = current[wire];
+    if (declared === undefined || isUnknown(declared) || live === undefined || live === declared) {
+      continue;
+    }
+    throw new ImmutableFieldError({ field, clientId, live, declared });
+  }
 }
 
 /** The cross-field rule `check` cannot decide alone: it depends on the live `oidc_conformant`. */
@@ -252,8 +262,10 @@ function refusePostLoginPrompt(clientId: string, live: WireFields, wanted: WireF
   if (wanted[REQUIRE_BEHAVIOR] !== "post_login_prompt") return;
   const conformant = wanted[OIDC_CONFORMANT] ?? live[OIDC_CONFORMANT];
   if (conformant === true) return;
-  throw new TenantValidationError(
-    'organizationRequireBehavior "post_login_prompt" requires oidcConformant to be true, ' +
-      `and client ${clientId} is not OIDC conformant; declare oidcConformant: true. Nothing was sent.`,
-  );
+  const { organizationRequireBehavior, oidcConformant } = POST_LOGIN_PROMPT_FIELDS;
+  throw new TenantValidationError({
+    subject: organizationRequireBehavior,
+    reason: `${postLoginPromptReason(oidcConformant)}, and client ${clientId} is not OIDC conformant`,
+    remedy: `declare ${oidcConformant}: true. Nothing was sent.`,
+  });
 }

@@ -11,7 +11,7 @@ import { connectionProblems, TENANT_INPUT_NAMING } from "../connection.js";
 import { isPlainObject } from "../json.js";
 import { type PathFailure, toFailures } from "./check-failures.js";
 import { SENSITIVE_CLIENT_FIELDS } from "./client-settings.js";
-import { postLoginPromptFailure } from "./cross-field.js";
+import { POST_LOGIN_PROMPT_FIELDS, postLoginPromptFailure } from "./cross-field.js";
 import type { ResourceKind } from "./kinds.js";
 import { SENSITIVE_CONNECTION_SETTINGS, TENANT_KEY } from "./tenant-connection.js";
 import { ajvErrors } from "./validate.js";
@@ -111,10 +111,7 @@ export function checkInputs(kind: ResourceKind, news: Record<string, unknown>): 
   );
   found.push(...connectionFailures(validated[TENANT_KEY], found));
   if (kind === "ClientSettings") {
-    const crossField = postLoginPromptFailure(validated, {
-      organizationRequireBehavior: "organizationRequireBehavior",
-      oidcConformant: "oidcConformant",
-    });
+    const crossField = postLoginPromptFailure(validated, POST_LOGIN_PROMPT_FIELDS);
     if (crossField !== undefined) found.push(crossField);
   }
   return { inputs, failures: found.map(({ path, reason }) => ({ property: path, reason })) };

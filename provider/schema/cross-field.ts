@@ -15,6 +15,12 @@ export interface PostLoginPromptNames {
   readonly oidcConformant: string;
 }
 
+/** The two fields of the rule, as the user spells them; {@link wireName} gives the API's. */
+export const POST_LOGIN_PROMPT_FIELDS = {
+  organizationRequireBehavior: "organizationRequireBehavior",
+  oidcConformant: "oidcConformant",
+} as const satisfies PostLoginPromptNames;
+
 /**
  * The reason given when the rule is broken, naming the other field in the caller's spelling. The
  * resources reuse it when the live client, not the program, holds `oidcConformant`.

@@ -22,7 +22,7 @@ export {
   GRANT_TYPES,
   SENSITIVE_CLIENT_FIELDS,
 } from "./client-settings.js";
-export { postLoginPromptReason } from "./cross-field.js";
+export { POST_LOGIN_PROMPT_FIELDS, postLoginPromptReason } from "./cross-field.js";
 export {
   type EventStreamDeletionInputs,
   eventStreamDeletionSchema,
