@@ -375,7 +375,7 @@ describe("the client fields", () => {
   });
 
   it("mark clientSecret and addons as sensitive", () => {
-    expect([...SENSITIVE_CLIENT_FIELDS]).toEqual(["clientSecret", "addons"]);
+    expect([...SENSITIVE_CLIENT_FIELDS]).toEqual(["clientSecret", "encryptionKey", "addons"]);
   });
 });
 

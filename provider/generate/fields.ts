@@ -8,7 +8,16 @@
 
 import { closest } from "fastest-levenshtein";
 import { GenerateUsageError } from "../errors.js";
-import { CLIENT_SETTINGS_FIELDS, type ClientSettingsField, wireName } from "../schema/index.js";
+import {
+  addonsSchema,
+  CLIENT_SETTINGS_FIELDS,
+  type ClientSettingsField,
+  SENSITIVE_CLIENT_FIELDS,
+  secretDescription,
+  sensitiveMemberNames,
+  wireName,
+} from "../schema/index.js";
+import { clientFieldSchema } from "../schema/wire.js";
 
 /**
  * The fields declared when `--fields` is not given: what a team changes on web and single-page
@@ -35,31 +44,34 @@ export const DEFAULT_FIELDS: readonly ClientSettingsField[] = [
 ];
 
 /**
- * Fields whose value is never written into a program, with why. A program holding them would put
- * a secret into a repository; the generator does not even read them (so read scopes suffice).
+ * Fields whose value is never written into a program, with what is secret in them and how a
+ * program reads such a value instead: the sensitive fields of the schema that are secret whole
+ * (`clientSecret`, `encryptionKey`). A program holding them would put a secret into a repository;
+ * the generator does not even read them (so read scopes suffice). `addons` is sensitive for the
+ * key material inside it ({@link ADDON_KEY_MATERIAL}), and is written without it.
  */
 export const SECRET_FIELDS: Readonly<
   Partial<Record<ClientSettingsField, { readonly what: string; readonly read: string }>>
-> = {
-  clientSecret: { what: "the client secret", read: "config.requireSecret" },
-  encryptionKey: { what: "the client's key material", read: "config.requireSecretObject" },
-};
+> = Object.fromEntries(
+  SENSITIVE_CLIENT_FIELDS.filter(
+    (field) => sensitiveMemberNames(clientFieldSchema(field)).size === 0,
+  ).map((field) => [
+    field,
+    {
+      what: secretDescription(field) ?? `the value of ${field}`,
+      read: [clientFieldSchema(field).type].flat().includes("object")
+        ? "config.requireSecretObject"
+        : "config.requireSecret",
+    },
+  ]),
+);
 
 /**
- * Add-on members' fields that hold key material (spec 2.3.5: storage access keys, service bus
- * keys, private keys, passwords, master keys). They are left out of the declared add-on: the
- * resource compares a declared object on the keys it declares, and sends a changed object merged
- * over the live one, so a key left out keeps its value.
+ * Add-on members' fields that hold key material, as the schema annotates them. They are left out
+ * of the declared add-on: the resource compares a declared object on the keys it declares, and
+ * sends a changed object merged over the live one, so a key left out keeps its value.
  */
-export const ADDON_KEY_MATERIAL: ReadonlySet<string> = new Set([
-  "storageAccessKey",
-  "sasKey",
-  "secret",
-  "private_key",
-  "privateKey",
-  "servicePassword",
-  "masterkey",
-]);
+export const ADDON_KEY_MATERIAL: ReadonlySet<string> = sensitiveMemberNames(addonsSchema);
 
 /** Wire fields every read asks for besides the declared ones: the id, the name (for the
  * resource name), `global` and `app_type` (for the selection). */

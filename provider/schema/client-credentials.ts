@@ -18,7 +18,8 @@ const credentialList = {
 /** `encryption_key`: the client's encryption key. */
 export const encryptionKeySchema = {
   type: ["object", "null"],
-  description: "The client's encryption key, or null.",
+  description: "The client's encryption key, or null. Sensitive: never printed.",
+  "x-sensitive": "the client's key material",
   properties: {
     pub: { type: "string" },
     cert: { type: "string" },

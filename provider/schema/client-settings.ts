@@ -98,7 +98,7 @@ export const clientSettingsSchema = {
     clientSecret: {
       type: "string",
       minLength: 1,
-      "x-sensitive": true,
+      "x-sensitive": "the client secret",
       description: "Secret used to sign tokens for the client. Sensitive: never printed.",
     },
     logoUri: {
@@ -292,9 +292,45 @@ export const CLIENT_SETTINGS_FIELDS = Object.keys(clientSettingsSchema.propertie
 ) as readonly ClientSettingsField[];
 
 /**
- * The client fields whose values must never be printed (in a failure, a diff or a log): those
- * marked `"x-sensitive": true` in the schema, i.e. `clientSecret` and `addons`. Typed as the whole
- * field union so that `SENSITIVE_CLIENT_FIELDS.includes(field)` accepts any field.
+ * The client fields whose values must never be printed (in a failure, a diff or a log) and that
+ * Pulumi keeps secret: those annotated `"x-sensitive"` in the schema, i.e. `clientSecret`,
+ * `encryptionKey` and `addons`. Typed as the whole field union so that
+ * `SENSITIVE_CLIENT_FIELDS.includes(field)` accepts any field.
  */
 export const SENSITIVE_CLIENT_FIELDS: readonly ClientSettingsField[] =
   CLIENT_SETTINGS_FIELDS.filter((field) => "x-sensitive" in clientSettingsSchema.properties[field]);
+
+/**
+ * What a sensitive field's annotation says is secret in it (`"x-sensitive": "the client secret"`),
+ * for messages that explain why a value is left out; undefined for a field that is not sensitive
+ * or whose annotation is a bare `true`.
+ */
+export function secretDescription(field: ClientSettingsField): string | undefined {
+  const annotation = (clientSettingsSchema.properties[field] as { "x-sensitive"?: unknown })[
+    "x-sensitive"
+  ];
+  return typeof annotation === "string" ? annotation : undefined;
+}
+
+/**
+ * The names of the members annotated `"x-sensitive"` anywhere inside `schema`: the key material
+ * inside `addons` (storage access keys, service bus keys, private keys, passwords, master keys),
+ * which is secret while the rest of an add-on's settings is not.
+ */
+export function sensitiveMemberNames(schema: object): ReadonlySet<string> {
+  const names = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (typeof node !== "object" || node === null) return;
+    const properties = (node as { properties?: unknown }).properties;
+    if (typeof properties === "object" && properties !== null) {
+      for (const [name, member] of Object.entries(properties)) {
+        if (typeof member === "object" && member !== null && "x-sensitive" in member) {
+          names.add(name);
+        }
+      }
+    }
+    for (const child of Object.values(node)) visit(child);
+  };
+  visit(schema);
+  return names;
+}

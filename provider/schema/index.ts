@@ -21,6 +21,8 @@ export {
   clientSettingsSchema,
   GRANT_TYPES,
   SENSITIVE_CLIENT_FIELDS,
+  secretDescription,
+  sensitiveMemberNames,
 } from "./client-settings.js";
 export { POST_LOGIN_PROMPT_FIELDS, postLoginPromptReason } from "./cross-field.js";
 export {
