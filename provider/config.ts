@@ -22,7 +22,7 @@ export interface ConfigSource {
 }
 
 /** The bounds on time, which come from the stack config whichever way the tenant is given. */
-export interface Timeouts {
+interface Timeouts {
   /** Bound on a single HTTP attempt. */
   readonly requestTimeoutMs: number;
   /** Bound on a whole provider operation, retries and rate-limit waits included. */
@@ -46,11 +46,17 @@ export const CONFIG_KEYS = {
   },
 } as const;
 
-/** 30 s per attempt: the platform answers in well under a second; anything longer is stuck. */
+/**
+ * 30 s per attempt: the platform answers in well under a second; anything longer is stuck.
+ *
+ * @internal
+ */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /**
  * 10 min per operation: long enough for a resource that waits its turn behind hundreds of others
  * at a free tenant's 2 requests per second, short enough that a pipeline never hangs.
+ *
+ * @internal
  */
 export const DEFAULT_OPERATION_TIMEOUT_MS = 600_000;
 
@@ -61,7 +67,7 @@ const HOW_TO_CONFIGURE =
   "`pulumi config set --secret tenant:clientSecret ...`";
 
 /** The stack config keys of the connection, for the messages of the stack config path. */
-export const STACK_CONFIG_NAMING: ConnectionNaming = {
+const STACK_CONFIG_NAMING: ConnectionNaming = {
   names: Object.fromEntries(
     CONNECTION_SETTINGS.map((setting) => [setting, CONFIG_KEYS[setting].key]),
   ) as ConnectionNaming["names"],
@@ -103,7 +109,7 @@ export function resolveSettings(
  *
  * @throws {TenantConfigError} when one is not a positive number of seconds.
  */
-export function resolveTimeouts(
+function resolveTimeouts(
   config: ConfigSource | undefined,
   env: NodeJS.ProcessEnv = process.env,
 ): Timeouts {
@@ -137,20 +143,6 @@ function readSeconds(
   return Math.round(seconds * 1000);
 }
 
-/**
- * The origin of `tenant:domain`; see {@link originOf}.
- *
- * @throws {TenantConfigError} when it is not a host or an origin, or is plain `http://` to a host
- *   that is not loopback.
- */
-export function parseDomain(domain: string): string {
-  const parsed = originOf(domain, CONFIG_KEYS.domain.key);
-  if ("message" in parsed) throw new TenantConfigError(parsed.message);
-  return parsed.origin;
-}
-
-export { isLoopbackHost } from "./connection.js";
-
 let configSource: ConfigSource | undefined;
 let cachedSettings: TenantSettings | undefined;
 let cachedTimeouts: Timeouts | undefined;
@@ -172,7 +164,7 @@ export function useStackConfig(config: ConfigSource | undefined): void {
  *
  * @throws {TenantConfigError} as {@link resolveSettings}.
  */
-export function currentSettings(): TenantSettings {
+function currentSettings(): TenantSettings {
   cachedSettings ??= resolveSettings(configSource);
   return cachedSettings;
 }

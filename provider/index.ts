@@ -12,13 +12,16 @@
  *
  * @module
  */
-export { TenantApiClient, type TenantClientStats } from "./api/client.js";
-export { CONFIG_KEYS, type TenantSettings } from "./config.js";
+export { CONFIG_KEYS } from "./config.js";
 export {
   type ApiFailure,
   type ErrorCode,
   ErrorCodes,
+  type FixedFieldChange,
+  GenerateOutputError,
+  GenerateUsageError,
   ImmutableFieldError,
+  type InvalidInput,
   TenantApiError,
   TenantAuthError,
   TenantConfigError,
@@ -26,23 +29,21 @@ export {
   TenantNetworkError,
   TenantTimeoutError,
   TenantValidationError,
+  UnknownClientError,
 } from "./errors.js";
 export {
   ClientSettings,
   type ClientSettingsArgs,
   type ClientSettingsOutputs,
-  ClientSettingsProvider,
 } from "./resources/client-settings.js";
 export {
   EventStreamDeletion,
   type EventStreamDeletionArgs,
-  EventStreamDeletionProvider,
 } from "./resources/event-stream-deletion.js";
 export {
   type PushProvider,
   PushProviderSelection,
   type PushProviderSelectionArgs,
-  PushProviderSelectionProvider,
 } from "./resources/push-provider-selection.js";
 export type { TenantConnectionArgs } from "./resources/registration.js";
 export type {

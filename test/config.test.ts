@@ -3,10 +3,9 @@ import {
   type ConfigSource,
   DEFAULT_OPERATION_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
-  isLoopbackHost,
-  parseDomain,
   resolveSettings,
 } from "../provider/config.js";
+import { isLoopbackHost, originOf } from "../provider/connection.js";
 import { TenantConfigError } from "../provider/errors.js";
 
 const stack = (values: Record<string, string>): ConfigSource => ({ get: (key) => values[key] });
@@ -117,15 +116,19 @@ describe("resolveSettings", () => {
   });
 });
 
-describe("parseDomain", () => {
+describe("originOf, for tenant:domain", () => {
+  const originOfDomain = (domain: string) => originOf(domain, "tenant:domain");
+
   it("reads a bare host as https", () => {
-    expect(parseDomain("acme.tenants.example")).toBe("https://acme.tenants.example");
+    expect(originOfDomain("acme.tenants.example")).toEqual({
+      origin: "https://acme.tenants.example",
+    });
   });
 
   it("keeps an explicit port", () => {
-    expect(parseDomain("https://acme.tenants.example:8443/")).toBe(
-      "https://acme.tenants.example:8443",
-    );
+    expect(originOfDomain("https://acme.tenants.example:8443/")).toEqual({
+      origin: "https://acme.tenants.example:8443",
+    });
   });
 
   it.each([
@@ -134,28 +137,30 @@ describe("parseDomain", () => {
     "http://[::1]:4000",
     "http://127.9.9.9",
   ])("accepts plain http to the loopback host %s", (domain) => {
-    expect(parseDomain(domain)).toBe(new URL(domain).origin);
+    expect(originOfDomain(domain)).toEqual({ origin: new URL(domain).origin });
   });
 
   it("refuses plain http to a host that is not loopback", () => {
-    expect(() => parseDomain("http://acme.tenants.example")).toThrowError(
-      'tenant:domain "http://acme.tenants.example" uses plain http:// to a host that is not ' +
+    expect(originOfDomain("http://acme.tenants.example")).toEqual({
+      message:
+        'tenant:domain "http://acme.tenants.example" uses plain http:// to a host that is not ' +
         "loopback; the management API must be reached over https:// (http:// is accepted only " +
         "for 127.0.0.0/8, ::1 and localhost, i.e. the local tenant API)",
-    );
+    });
   });
 
   it("refuses a domain with a path", () => {
-    expect(() => parseDomain("https://acme.tenants.example/api/v2")).toThrowError(
-      'tenant:domain "https://acme.tenants.example/api/v2" must be a host (acme.tenants.example) ' +
+    expect(originOfDomain("https://acme.tenants.example/api/v2")).toEqual({
+      message:
+        'tenant:domain "https://acme.tenants.example/api/v2" must be a host (acme.tenants.example) ' +
         "or an origin (https://acme.tenants.example), without a path, query or credentials",
-    );
+    });
   });
 
   it("refuses a scheme other than http and https", () => {
-    expect(() => parseDomain("ftp://acme.tenants.example")).toThrowError(
-      'tenant:domain "ftp://acme.tenants.example" has the scheme ftp; use https://',
-    );
+    expect(originOfDomain("ftp://acme.tenants.example")).toEqual({
+      message: 'tenant:domain "ftp://acme.tenants.example" has the scheme ftp; use https://',
+    });
   });
 });
 

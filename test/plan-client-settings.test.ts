@@ -15,7 +15,7 @@ import {
   planUpdate,
   updateNeedsLive,
 } from "../provider/plan/client-settings.js";
-import { UNKNOWN } from "../provider/schema/index.js";
+import { UNKNOWN } from "../provider/schema/unknown.js";
 
 const ID = "client-1";
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NAME_KEY } from "../provider/resource-name.js";
-import { checkInputs, MAX_DEPTH } from "../provider/schema/index.js";
+import { MAX_DEPTH } from "../provider/schema/check.js";
+import { checkInputs } from "../provider/schema/index.js";
 import { type Harness, useFileHarness } from "./support/harness.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/index.js";
 import { fromWire, toWire } from "./tenant-api/wire.js";

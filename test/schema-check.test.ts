@@ -1,12 +1,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it, vi } from "vitest";
-import {
-  APP_TYPES,
-  checkInputs,
-  GRANT_TYPES,
-  PUSH_PROVIDERS,
-  UNKNOWN,
-} from "../provider/schema/index.js";
+import { GRANT_TYPES } from "../provider/schema/client-settings.js";
+import { APP_TYPES, checkInputs, PUSH_PROVIDERS } from "../provider/schema/index.js";
+import { UNKNOWN } from "../provider/schema/unknown.js";
 import { compiledValidatorCount } from "../provider/schema/validate.js";
 import { PLATFORM_APP_TYPES } from "./support/platform.js";
 

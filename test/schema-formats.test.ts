@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
+  FORMATS,
   isAbsoluteHttpsUriWithPlaceholdersOrEmpty,
   isAbsoluteUriOrEmpty,
   isCallbackUrl,
   isHttpUrl,
   isUrlWithPlaceholders,
 } from "../provider/schema/formats.js";
-import { FORMATS } from "../provider/schema/index.js";
 
 describe("absolute-uri-or-empty", () => {
   it.each([

@@ -5,18 +5,18 @@ import type {
   EventStreamDeletionArgs,
   PushProviderSelectionArgs,
 } from "../provider/index.js";
+import type { GRANT_TYPES } from "../provider/schema/client-settings.js";
 import type {
   APP_TYPES,
   CLIENT_SETTINGS_FIELDS,
   ClientSettingsField,
   ClientSettingsInputs,
   EventStreamDeletionInputs,
-  GRANT_TYPES,
   PushProviderSelectionInputs,
   ResourceKind,
   SENSITIVE_CLIENT_FIELDS,
-  UNKNOWN,
 } from "../provider/schema/index.js";
+import type { UNKNOWN } from "../provider/schema/unknown.js";
 
 type C = ClientSettingsInputs;
 

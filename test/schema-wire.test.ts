@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
+import { clientSettingsSchema } from "../provider/schema/client-settings.js";
+import { eventStreamDeletionSchema } from "../provider/schema/event-stream-deletion.js";
 import {
   CLIENT_SETTINGS_FIELDS,
   type ClientSettingsInputs,
   checkInputs,
-  clientSettingsSchema,
-  eventStreamDeletionSchema,
   fieldFromWire,
   fieldToWire,
-  pushProviderSelectionSchema,
   SENSITIVE_CLIENT_FIELDS,
-  UNKNOWN,
   wireName,
 } from "../provider/schema/index.js";
+import { pushProviderSelectionSchema } from "../provider/schema/push-provider-selection.js";
+import { UNKNOWN } from "../provider/schema/unknown.js";
 import { camelToSnake, snakeToCamel } from "../provider/schema/wire.js";
 import { fromWire, toWire, validateWire, wireSchema } from "./tenant-api/wire.js";
 

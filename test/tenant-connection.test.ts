@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { resolveSettings } from "../provider/config.js";
 import { connectionChange, withConnectionChange } from "../provider/plan/connection.js";
-import { checkInputs, type ResourceKind, UNKNOWN } from "../provider/schema/index.js";
+import { checkInputs, type ResourceKind } from "../provider/schema/index.js";
+import { UNKNOWN } from "../provider/schema/unknown.js";
 import { stackConfig } from "./support/harness.js";
 
 /** How to give a complete `tenant` input: the end of every message about a missing member. */

@@ -12,7 +12,7 @@ import { ADMIN_SCOPES, startTenantApi, type TenantApi } from "./tenant-api/index
 
 const SELECTED_PROVIDER = "/guardian/factors/push-notification/selected-provider";
 
-/** The message of a refused plain-http domain (ours, from `parseDomain`). */
+/** The message of a refused plain-http domain (ours, from `originOf`). */
 const plainHttpRefused = (domain: string) =>
   `tenant:domain "${domain}" uses plain http:// to a host that is not loopback; the management ` +
   "API must be reached over https:// (http:// is accepted only for 127.0.0.0/8, ::1 and " +

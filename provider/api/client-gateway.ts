@@ -44,19 +44,23 @@ export interface ClientGateway {
 }
 
 /** The path of one client, relative to the API base. */
-export function clientPath(clientId: string): string {
+function clientPath(clientId: string): string {
   return `/clients/${encodeURIComponent(clientId)}`;
 }
 
 /** The path of the client list, relative to the API base. */
-export const CLIENTS_PATH = "/clients";
+const CLIENTS_PATH = "/clients";
 
 /** The query that asks for exactly `fields` (wire names). */
 function fieldsQuery(fields: readonly string[]): Record<string, string> {
   return { fields: fields.join(","), include_fields: "true" };
 }
 
-/** `GET /clients/{id}` asking for exactly the wire `fields`. */
+/**
+ * `GET /clients/{id}` asking for exactly the wire `fields`.
+ *
+ * @internal
+ */
 export function clientReadRequest(clientId: string, fields: readonly string[]): ApiRequest {
   return { method: "GET", path: clientPath(clientId), params: fieldsQuery(fields) };
 }
@@ -88,9 +92,7 @@ export function clientListRequest(
  * The directory's two calls, made by `api` under the context of the read that caused them, so
  * their errors name that resource and count against its deadline.
  */
-export function directoryTransport(
-  api: TenantApiClient,
-): ClientDirectoryTransport<OperationContext> {
+function directoryTransport(api: TenantApiClient): ClientDirectoryTransport<OperationContext> {
   return {
     getOne: async (id, fields, context) => {
       const answer = await api.call<DirectoryClient>(context, {

@@ -65,6 +65,8 @@ export function pageCountOf(total: number): number {
  * (docs/client-reads.md, "Bound"). Any budget from `P - 3` to `P + 1` meets that bound; `P - 2` is
  * the largest that reads 200 of 210 clients one at a time in 4 calls. `P <= 2` gives 0: the first
  * miss lists the rest.
+ *
+ * @internal
  */
 export function singleGetBudget(pageCount: number): number {
   return Math.max(0, pageCount - 2);

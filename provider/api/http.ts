@@ -44,7 +44,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
  * Every call this package makes is idempotent (GET, PUT, PATCH with absolute values, DELETE), so a
  * retry after a lost answer cannot apply anything twice.
  */
-export function isRetryable(error: AxiosError): boolean {
+function isRetryable(error: AxiosError): boolean {
   if (error.code === "ERR_CANCELED") return false;
   const status = error.response?.status;
   if (status === undefined) return !isCertificateFailure(error);
@@ -65,6 +65,8 @@ function isCertificateFailure(error: AxiosError): boolean {
  * `Retry-After` (seconds until a token) when present, else `x-ratelimit-reset`; other failures back
  * off exponentially. Both get jitter so that many resources retrying at once do not come back in
  * the same millisecond.
+ *
+ * @internal
  */
 export function retryDelayMs(
   retry: number,

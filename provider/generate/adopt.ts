@@ -57,6 +57,8 @@ const MAX_NAME_LENGTH = 48;
  * The readable part of a resource name: the client's name lowercased, accents dropped, every run
  * of other characters one `-` (`Customer Portal` → `customer-portal`), cut to a few dozen
  * characters; `client` when nothing is left.
+ *
+ * @internal
  */
 export function slugOf(name: unknown): string {
   const text = typeof name === "string" ? name : "";
@@ -77,6 +79,8 @@ export function slugOf(name: unknown): string {
  * (the whole id if that is taken too). The first client keeps the plain name, so a client created
  * later with the same name never renames an adopted one. Names depend only on the clients, so an
  * unchanged tenant gives the same names on every run.
+ *
+ * @internal
  */
 export function resourceNames(
   clients: readonly { readonly clientId: string; readonly name: unknown }[],
@@ -157,6 +161,8 @@ function topField(property: string): string {
 /**
  * The declaration of one client: its values for `fields` (camelCase, renamed from the wire by the
  * schema), with what cannot be declared left out and noted.
+ *
+ * @internal
  */
 export function adoptClient(
   client: DirectoryClient,

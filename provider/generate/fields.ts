@@ -106,7 +106,7 @@ export function parseFields(text: string): ClientSettingsField[] {
 }
 
 /** `fields` deduplicated, in the schema's order. */
-export function inSchemaOrder(fields: readonly ClientSettingsField[]): ClientSettingsField[] {
+function inSchemaOrder(fields: readonly ClientSettingsField[]): ClientSettingsField[] {
   const wanted = new Set(fields);
   return CLIENT_SETTINGS_FIELDS.filter((field) => wanted.has(field));
 }

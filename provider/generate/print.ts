@@ -20,7 +20,7 @@
  */
 
 /** The line width the layout targets. */
-export const LINE_WIDTH = 100;
+const LINE_WIDTH = 100;
 const INDENT = "  ";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -49,7 +49,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
  * An object key: bare when it is an identifier, else a string literal. `__proto__` is written as a
  * computed key: as a plain or quoted key it would set the object's prototype, not a member.
  */
-export function printKey(key: string): string {
+function printKey(key: string): string {
   if (key === "__proto__") return `[${printString(key)}]`;
   return IDENTIFIER.test(key) ? key : printString(key);
 }

@@ -51,7 +51,11 @@ function oneLine(text: string): string {
   return text.replace(/[\r\n\u2028\u2029]+/g, " ");
 }
 
-/** `index.ts`: the push provider selection, then one ClientSettings per client. */
+/**
+ * `index.ts`: the push provider selection, then one ClientSettings per client.
+ *
+ * @internal
+ */
 export function renderIndex(plan: ProgramPlan): string {
   const names = [
     ...(plan.clients.length > 0 ? ["ClientSettings"] : []),
@@ -77,7 +81,7 @@ export function renderIndex(plan: ProgramPlan): string {
 }
 
 /** `Pulumi.yaml`: a Node.js TypeScript project. */
-export function renderPulumiYaml(projectName: string): string {
+function renderPulumiYaml(projectName: string): string {
   return [
     `name: ${projectName}`,
     "runtime:",
@@ -90,7 +94,7 @@ export function renderPulumiYaml(projectName: string): string {
 }
 
 /** `package.json`: this package, the Pulumi SDK, and TypeScript with ts-node to run the program. */
-export function renderPackageJson(projectName: string, versions: ProjectVersions): string {
+function renderPackageJson(projectName: string, versions: ProjectVersions): string {
   const devDependencies: Record<string, string> = {};
   if (versions.tsNode !== undefined) devDependencies["ts-node"] = versions.tsNode;
   if (versions.typescript !== undefined) devDependencies.typescript = versions.typescript;

@@ -15,10 +15,10 @@ import type { SchemaNode } from "../schema/kinds.js";
 import { matchesDeclared, overlay } from "./compare.js";
 
 /** The kinds of client field, as the `x-strategy` annotation names them. */
-export type StrategyName = "value" | "object" | "map" | "fixed";
+type StrategyName = "value" | "object" | "map" | "fixed";
 
 /** The annotation keyword that names a field's strategy. */
-export const STRATEGY_KEYWORD = "x-strategy";
+const STRATEGY_KEYWORD = "x-strategy";
 
 /** How one kind of field behaves. `current` is the live value, or the last reported one. */
 export interface FieldStrategy {
@@ -52,7 +52,7 @@ export interface FieldStrategy {
  * empty (`emptyListAsNull`) is restored as null when it was empty: the platform takes both to
  * mean "none" but refuses an empty one in a PATCH (docs/platform.md).
  */
-export function valueStrategy(options: { emptyListAsNull: boolean }): FieldStrategy {
+function valueStrategy(options: { emptyListAsNull: boolean }): FieldStrategy {
   return {
     name: "value",
     same: matchesDeclared,
@@ -72,7 +72,7 @@ export function valueStrategy(options: { emptyListAsNull: boolean }): FieldStrat
  * sent merged over the live one, because the platform replaces a top-level object whole: keys the
  * program does not declare keep their values. Merging needs the live object.
  */
-export function objectStrategy(): FieldStrategy {
+function objectStrategy(): FieldStrategy {
   const value = valueStrategy({ emptyListAsNull: false });
   return {
     ...value,
@@ -89,7 +89,7 @@ export function objectStrategy(): FieldStrategy {
  * value, or is removed if this resource added it. The prior value is remembered per key, so a
  * newly declared key needs the live client.
  */
-export function mapStrategy(): FieldStrategy {
+function mapStrategy(): FieldStrategy {
   return {
     name: "map",
     same: (current, wanted) => {
@@ -118,7 +118,7 @@ export function mapStrategy(): FieldStrategy {
  * (an equal value needs no PATCH, a different one is refused before anything is sent, see
  * `refuseFixedChange` in the plan), never restored. A declared change needs the live value.
  */
-export function fixedStrategy(): FieldStrategy {
+function fixedStrategy(): FieldStrategy {
   const value = valueStrategy({ emptyListAsNull: false });
   return {
     ...value,

@@ -31,7 +31,11 @@ export const REDIRECT_URL_FIELDS: readonly string[] = Object.entries(
   })
   .map(([field]) => field);
 
-/** The scheme and host of a URL, lower-cased; undefined for a text that is no absolute URL. */
+/**
+ * The scheme and host of a URL, lower-cased; undefined for a text that is no absolute URL.
+ *
+ * @internal
+ */
 export function schemeAndHost(url: string): { scheme: string; host: string } | undefined {
   const match = /^([a-z][a-z0-9+.-]*):\/\/(?:[^/?#@]*@)?(\[[^\]]*\]|[^/?#:]*)/i.exec(url);
   if (!match?.[1] || match[2] === undefined) return undefined;

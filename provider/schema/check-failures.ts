@@ -37,7 +37,7 @@ export interface FailureOptions {
 }
 
 /** The longest echoed string, in characters, before it is shortened with `...`. */
-export const MAX_ECHO_LENGTH = 80;
+const MAX_ECHO_LENGTH = 80;
 
 const FORMAT_REASONS: Record<FormatName, string> = {
   "absolute-uri-or-empty": "must be an absolute URI with a scheme, or empty",

@@ -67,6 +67,8 @@ function connectionFailures(tenant: unknown, found: readonly PathFailure[]): Pat
  * The deepest nesting accepted in an input. The platform's deepest shape is four levels; free-form maps
  * could otherwise hold anything, and a value thousands of levels deep cannot even be encoded as JSON
  * (the encoder's recursion overflows), so it would pass the preview and fail the update.
+ *
+ * @internal
  */
 export const MAX_DEPTH = 64;
 

@@ -39,7 +39,11 @@ export const APP_TYPES = [
   "oag",
 ] as const;
 
-/** The twelve `grant_types` values, with `example` standing for the platform's own name. */
+/**
+ * The twelve `grant_types` values, with `example` standing for the platform's own name.
+ *
+ * @internal
+ */
 export const GRANT_TYPES = [
   "authorization_code",
   "implicit",

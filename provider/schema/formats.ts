@@ -45,6 +45,8 @@ function wildcardsInSubdomain(hostname: string, wholeLabel: boolean): boolean {
 /**
  * `absolute-uri-or-empty`: the empty string, or an absolute URI with a scheme (`https://...`,
  * `data:...`, `urn:...`). No whitespace.
+ *
+ * @internal
  */
 export function isAbsoluteUriOrEmpty(value: string): boolean {
   if (value === "") return true;
@@ -55,6 +57,8 @@ export function isAbsoluteUriOrEmpty(value: string): boolean {
  * `absolute-https-uri-with-placeholders-or-empty`: the empty string, or an `https://` URL with a
  * host. `{placeholder}` segments (letters, digits, `_`, `.`, `-` between braces) may stand anywhere,
  * including in the host (`https://{domain}/login`); an unbalanced brace is rejected.
+ *
+ * @internal
  */
 export function isAbsoluteHttpsUriWithPlaceholdersOrEmpty(value: string): boolean {
   if (value === "") return true;
@@ -70,6 +74,8 @@ export function isAbsoluteHttpsUriWithPlaceholdersOrEmpty(value: string): boolea
  * `http://localhost` works for development. The scheme must be followed by `/`, which rejects a
  * bare `localhost:3000` (that would parse as the scheme `localhost`). For http(s), `*` may appear in
  * a subdomain label (`https://*.example.com/callback`), never in the registrable domain.
+ *
+ * @internal
  */
 export function isCallbackUrl(value: string): boolean {
   if (!/^[A-Za-z][A-Za-z0-9+.-]*:\//.test(value)) return false;
@@ -84,6 +90,8 @@ export function isCallbackUrl(value: string): boolean {
  * lists. `*` may be a whole subdomain label (`https://*.example.com`) and `{placeholder}` segments
  * may stand anywhere. The query and the fragment are not considered by the platform, so nothing in
  * them can make the value invalid.
+ *
+ * @internal
  */
 export function isUrlWithPlaceholders(value: string): boolean {
   const withoutQuery = value.replace(/[?#].*$/s, "");
@@ -96,6 +104,8 @@ export function isUrlWithPlaceholders(value: string): boolean {
 /**
  * `url` and `url-or-null`: an absolute `http://` or `https://` URL with a host. (The `null` of
  * `url-or-null` is admitted by the schema's `type`, since formats only ever see strings.)
+ *
+ * @internal
  */
 export function isHttpUrl(value: string): boolean {
   if (!/^https?:\/\//i.test(value)) return false;

@@ -10,39 +10,26 @@
  * @module
  */
 
-export { checkInputs, type InputCheck, MAX_DEPTH } from "./check.js";
-export type { PathFailure } from "./check-failures.js";
+export { checkInputs } from "./check.js";
 export { addonsSchema } from "./client-addons.js";
 export {
   APP_TYPES,
   CLIENT_SETTINGS_FIELDS,
   type ClientSettingsField,
   type ClientSettingsInputs,
-  clientSettingsSchema,
-  GRANT_TYPES,
   SENSITIVE_CLIENT_FIELDS,
   secretDescription,
   sensitiveMemberNames,
 } from "./client-settings.js";
 export { POST_LOGIN_PROMPT_FIELDS, postLoginPromptReason } from "./cross-field.js";
-export {
-  type EventStreamDeletionInputs,
-  eventStreamDeletionSchema,
-} from "./event-stream-deletion.js";
-export { FORMATS, type FormatName } from "./formats.js";
+export type { EventStreamDeletionInputs } from "./event-stream-deletion.js";
 export type { ResourceKind } from "./kinds.js";
+export { PUSH_PROVIDERS, type PushProviderSelectionInputs } from "./push-provider-selection.js";
 export {
-  PUSH_PROVIDERS,
-  type PushProviderSelectionInputs,
-  pushProviderSelectionSchema,
-} from "./push-provider-selection.js";
-export {
-  CONNECTION_SETTINGS,
   type ConnectionSetting,
   SENSITIVE_CONNECTION_SETTINGS,
   TENANT_KEY,
   type TenantConnection,
-  tenantConnectionSchema,
 } from "./tenant-connection.js";
-export { isUnknown, UNKNOWN } from "./unknown.js";
+export { isUnknown } from "./unknown.js";
 export { fieldFromWire, fieldToWire, wireName } from "./wire.js";

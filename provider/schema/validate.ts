@@ -15,7 +15,7 @@ import { INPUT_SCHEMAS, type ResourceKind } from "./kinds.js";
  * The annotation keywords of the schemas; Ajv in strict mode must know them. `x-strategy` tells
  * the plan how a client field is compared and sent (see `plan/field-strategies.ts`).
  */
-export const ANNOTATION_KEYWORDS = [
+const ANNOTATION_KEYWORDS = [
   "x-wire-keys",
   "x-wire-null-values",
   "x-sensitive",
@@ -41,6 +41,8 @@ function instance(): Ajv {
  * Compiles `schema` with the process's Ajv instance (the custom formats and the annotation
  * keywords registered). The caller keeps the result; for a derived schema, such as the wire form
  * the local tenant API validates with.
+ *
+ * @internal
  */
 export function compileSchema(schema: object): ValidateFunction {
   return instance().compile(schema);
@@ -64,12 +66,20 @@ export function ajvErrors(kind: ResourceKind, value: unknown): ErrorObject[] {
   return errorsOf(validator(kind), value);
 }
 
-/** The errors of `validate` on `value`, empty when it is valid. */
+/**
+ * The errors of `validate` on `value`, empty when it is valid.
+ *
+ * @internal
+ */
 export function errorsOf(validate: ValidateFunction, value: unknown): ErrorObject[] {
   return validate(value) ? [] : [...(validate.errors ?? [])];
 }
 
-/** How many validators have been compiled so far (for tests of the once-per-process cache). */
+/**
+ * How many validators have been compiled so far (for tests of the once-per-process cache).
+ *
+ * @internal
+ */
 export function compiledValidatorCount(): number {
   return Object.keys(compiled).length;
 }

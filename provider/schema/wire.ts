@@ -16,25 +16,39 @@ import { itemSchema, memberSchema, propertiesOf, SCHEMAS, type SchemaNode } from
 import { isUnknown } from "./unknown.js";
 
 /** The annotation keyword that keeps an object's keys unchanged on the wire. */
-export const WIRE_KEYS_KEYWORD = "x-wire-keys";
+const WIRE_KEYS_KEYWORD = "x-wire-keys";
 
 /**
  * The annotation keyword of a map whose values may also be `null` on the wire (a PATCH of
  * `client_metadata` removes the keys sent as `null`), though users write strings only.
+ *
+ * @internal
  */
 export const WIRE_NULL_VALUES_KEYWORD = "x-wire-null-values";
 
-/** `sha256CertFingerprints` → `sha256_cert_fingerprints`. */
+/**
+ * `sha256CertFingerprints` → `sha256_cert_fingerprints`.
+ *
+ * @internal
+ */
 export function camelToSnake(name: string): string {
   return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
-/** `sha256_cert_fingerprints` → `sha256CertFingerprints`; the inverse of {@link camelToSnake}. */
+/**
+ * `sha256_cert_fingerprints` → `sha256CertFingerprints`; the inverse of {@link camelToSnake}.
+ *
+ * @internal
+ */
 export function snakeToCamel(name: string): string {
   return name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
 
-/** Whether the object `schema` describes keeps its own keys on the wire. */
+/**
+ * Whether the object `schema` describes keeps its own keys on the wire.
+ *
+ * @internal
+ */
 export function isVerbatim(schema: SchemaNode | undefined): boolean {
   return schema?.[WIRE_KEYS_KEYWORD] === "verbatim";
 }
@@ -67,12 +81,18 @@ function mapValue(schema: SchemaNode | undefined, value: unknown, direction: Dir
 /**
  * `value`, described by `schema` in the user's spelling, in the wire's spelling. Without a schema
  * (a free-form value) nothing is renamed. The {@link UNKNOWN} placeholder is returned as it is.
+ *
+ * @internal
  */
 export function valueToWire(schema: SchemaNode | undefined, value: unknown): unknown {
   return mapValue(schema, value, "toWire");
 }
 
-/** The inverse of {@link valueToWire}: a value in the wire's spelling in the user's. */
+/**
+ * The inverse of {@link valueToWire}: a value in the wire's spelling in the user's.
+ *
+ * @internal
+ */
 export function valueFromWire(schema: SchemaNode | undefined, wireValue: unknown): unknown {
   return mapValue(schema, wireValue, "fromWire");
 }

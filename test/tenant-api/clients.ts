@@ -8,7 +8,8 @@
  */
 
 import { isPlainObject } from "../../provider/json.js";
-import { type PathFailure, postLoginPromptReason } from "../../provider/schema/index.js";
+import type { PathFailure } from "../../provider/schema/check-failures.js";
+import { postLoginPromptReason } from "../../provider/schema/index.js";
 
 /** A client as stored and answered: a JSON object keyed by wire names, with its id. */
 export interface WireClient {

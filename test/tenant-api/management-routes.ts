@@ -8,7 +8,7 @@
 
 import type { FastifyInstance } from "fastify";
 import { isPlainObject } from "../../provider/json.js";
-import type { PathFailure } from "../../provider/schema/index.js";
+import type { PathFailure } from "../../provider/schema/check-failures.js";
 import { hasAnyScope, type Principal, requireScope } from "./auth.js";
 import { matchesFilters, parseClientListQuery, parseClientReadQuery } from "./client-query.js";
 import {

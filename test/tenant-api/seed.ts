@@ -7,7 +7,8 @@ import { createHash, randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { isPlainObject } from "../../provider/json.js";
-import { type PathFailure, PUSH_PROVIDERS } from "../../provider/schema/index.js";
+import type { PathFailure } from "../../provider/schema/check-failures.js";
+import { PUSH_PROVIDERS } from "../../provider/schema/index.js";
 import {
   RESPONSE_ONLY_FIELDS,
   storedClientRuleFailures,

@@ -19,7 +19,7 @@
  */
 
 import fc from "fast-check";
-import type { FormatName } from "../../../provider/schema/index.js";
+import type { FormatName } from "../../../provider/schema/formats.js";
 import { text } from "./text.js";
 
 const label = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,8}[a-z0-9])?$/);
