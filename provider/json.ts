@@ -5,6 +5,12 @@
  * @module
  */
 
+/**
+ * Named values as Pulumi hands them to a dynamic provider (inputs, stored outputs) and as the plan
+ * returns them: one name for the shape every resource and plan works with.
+ */
+export type Props = Record<string, unknown>;
+
 /** A JSON object: not an array, not null. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -9,10 +9,10 @@ import { describe, expect, it } from "vitest";
 import { ClientDirectory } from "../provider/api/client-directory.js";
 import {
   CLIENT_PAGE_SIZE,
-  type DirectoryClient,
   pageCountOf,
   shouldListRemainingPages,
   singleGetBudget,
+  type WireClient,
 } from "../provider/api/client-read-policy.js";
 import {
   SimulatedTenant,
@@ -56,8 +56,8 @@ async function readSerially(
   directory: ClientDirectory<string>,
   ids: readonly string[],
   fields: readonly string[] = FIELDS,
-): Promise<Array<DirectoryClient | undefined>> {
-  const results: Array<DirectoryClient | undefined> = [];
+): Promise<Array<WireClient | undefined>> {
+  const results: Array<WireClient | undefined> = [];
   for (const id of ids) results.push(await directory.get(id, fields, `read ${id}`));
   return results;
 }
@@ -66,7 +66,7 @@ function readTogether(
   directory: ClientDirectory<string>,
   ids: readonly string[],
   fields: readonly string[] = FIELDS,
-): Promise<Array<DirectoryClient | undefined>> {
+): Promise<Array<WireClient | undefined>> {
   return Promise.all(ids.map((id) => directory.get(id, fields, `read ${id}`)));
 }
 
@@ -318,7 +318,7 @@ describe("freshness", () => {
 
   it("serves a remembered PATCH answer without a call", async () => {
     const { tenant, directory } = setup(50);
-    const patched: DirectoryClient = { client_id: "PatchedClient", name: "after PATCH", sso: true };
+    const patched: WireClient = { client_id: "PatchedClient", name: "after PATCH", sso: true };
     directory.remember(patched);
     expect(await directory.get("PatchedClient", ["name", "sso"], "portal")).toEqual(patched);
     expect(tenant.count()).toBe(0);

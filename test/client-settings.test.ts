@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TenantApiError, TenantTimeoutError } from "../provider/errors.js";
+import type { Props } from "../provider/json.js";
 import { type Harness, startHarness, useHarnessPerTest } from "./support/harness.js";
 import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 import type { TenantState } from "./tenant-api/store.js";
@@ -8,8 +9,6 @@ const WEB = DEFAULT_SEED_IDS.regularWeb;
 const SPA = DEFAULT_SEED_IDS.spa;
 const PARTNER = DEFAULT_SEED_IDS.strictThirdParty;
 const PATCH = "PATCH /api/v2/clients/:id";
-
-type Props = Record<string, unknown>;
 
 let h: Harness;
 useHarnessPerTest(

@@ -6,6 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import { ImmutableFieldError } from "../provider/errors.js";
+import type { Props } from "../provider/json.js";
 import {
   fieldsToRead,
   planCreate,
@@ -18,8 +19,6 @@ import {
 import { UNKNOWN } from "../provider/schema/unknown.js";
 
 const ID = "client-1";
-
-type Props = Record<string, unknown>;
 
 /** Inputs of a resource named "web" for client {@link ID}. */
 const inputs = (fields: Props): Props => ({ __resourceName: "web", clientId: ID, ...fields });

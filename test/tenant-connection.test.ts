@@ -172,13 +172,19 @@ describe("connectionChange", () => {
 
 describe("withConnectionChange", () => {
   it("adds tenant to the replaced keys on a move, with the resource's own order", () => {
-    expect(withConnectionChange({ changes: false, replaces: [] }, "replace", true)).toEqual({
+    expect(
+      withConnectionChange({ changes: false, replaces: [] }, "replace", "restore-old-first"),
+    ).toEqual({
       changes: true,
       replaces: ["tenant"],
       deleteBeforeReplace: true,
     });
     expect(
-      withConnectionChange({ changes: true, replaces: ["eventStreamId"] }, "replace", false),
+      withConnectionChange(
+        { changes: true, replaces: ["eventStreamId"] },
+        "replace",
+        "create-new-first",
+      ),
     ).toEqual({
       changes: true,
       replaces: ["eventStreamId", "tenant"],
@@ -187,7 +193,9 @@ describe("withConnectionChange", () => {
   });
 
   it("makes a connection update a change without replacement", () => {
-    expect(withConnectionChange({ changes: false, replaces: [] }, "update", true)).toEqual({
+    expect(
+      withConnectionChange({ changes: false, replaces: [] }, "update", "restore-old-first"),
+    ).toEqual({
       changes: true,
       replaces: [],
       deleteBeforeReplace: false,
@@ -195,7 +203,9 @@ describe("withConnectionChange", () => {
   });
 
   it("keeps the resource's own diff when the connection is the same", () => {
-    expect(withConnectionChange({ changes: true, replaces: ["clientId"] }, "same", true)).toEqual({
+    expect(
+      withConnectionChange({ changes: true, replaces: ["clientId"] }, "same", "restore-old-first"),
+    ).toEqual({
       changes: true,
       replaces: ["clientId"],
       deleteBeforeReplace: false,

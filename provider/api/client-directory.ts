@@ -23,7 +23,7 @@ import { ReadPass } from "./client-read-pass.js";
 import type {
   ClientDirectoryStats,
   ClientDirectoryTransport,
-  DirectoryClient,
+  WireClient,
 } from "./client-read-policy.js";
 
 /**
@@ -71,7 +71,7 @@ export class ClientDirectory<C> {
    *
    * @param context - passed to the transport for any call this read causes.
    */
-  get(id: string, fields: readonly string[], context: C): Promise<DirectoryClient | undefined> {
+  get(id: string, fields: readonly string[], context: C): Promise<WireClient | undefined> {
     return this.pass.get(id, fields, context);
   }
 
@@ -80,7 +80,7 @@ export class ClientDirectory<C> {
    * served from it, and a page or GET sent before it cannot overwrite it. A PATCH answer that is
    * not the whole client must not be passed here: {@link ClientDirectory.forget} the client instead.
    */
-  remember(client: DirectoryClient): void {
+  remember(client: WireClient): void {
     this.pass.remember(client);
   }
 

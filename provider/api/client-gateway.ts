@@ -13,12 +13,11 @@ import { ClientDirectory } from "./client-directory.js";
 import {
   CLIENT_PAGE_SIZE,
   type ClientDirectoryTransport,
-  type DirectoryClient,
   type DirectoryPage,
+  type WireClient,
 } from "./client-read-policy.js";
 
-/** A client as the API spells it: `client_id`, `jwt_configuration`, ... */
-export type WireClient = Record<string, unknown>;
+export type { WireClient } from "./client-read-policy.js";
 
 /** Client reads and writes, in the wire's spelling. */
 export interface ClientGateway {
@@ -38,7 +37,7 @@ export interface ClientGateway {
    */
   patchClient(
     clientId: string,
-    body: WireClient,
+    body: Readonly<Record<string, unknown>>,
     options?: { readonly ifExists?: boolean },
   ): Promise<WireClient | undefined>;
 }
@@ -95,7 +94,7 @@ export function clientListRequest(
 function directoryTransport(api: TenantApiClient): ClientDirectoryTransport<OperationContext> {
   return {
     getOne: async (id, fields, context) => {
-      const answer = await api.call<DirectoryClient>(context, {
+      const answer = await api.call<WireClient>(context, {
         ...clientReadRequest(id, fields),
         accept: [404],
       });
@@ -169,7 +168,7 @@ export function apiClientGateway(api: TenantApiClient, context: OperationContext
         return undefined;
       }
       if (typeof answer.data?.client_id === "string") {
-        directory.remember(answer.data as DirectoryClient);
+        directory.remember(answer.data as WireClient);
       } else {
         directory.forget(clientId);
       }

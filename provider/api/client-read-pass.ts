@@ -11,19 +11,19 @@ import {
   type ClientDirectoryStats,
   type ClientDirectoryTransport,
   covers,
-  type DirectoryClient,
   type Entry,
   ID_FIELD,
   pageCountOf,
-  project,
+  pickFields,
   shouldListRemainingPages,
+  type WireClient,
 } from "./client-read-policy.js";
 
 interface Waiter<C> {
   readonly id: string;
   readonly fields: ReadonlySet<string>;
   readonly context: C;
-  readonly resolve: (client: DirectoryClient | undefined) => void;
+  readonly resolve: (client: WireClient | undefined) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -59,7 +59,7 @@ export class ReadPass<C> {
 
   constructor(private readonly transport: ClientDirectoryTransport<C>) {}
 
-  get(id: string, wanted: readonly string[], context: C): Promise<DirectoryClient | undefined> {
+  get(id: string, wanted: readonly string[], context: C): Promise<WireClient | undefined> {
     const fields = new Set([ID_FIELD, ...wanted]);
     for (const field of fields) this.union.add(field);
     return new Promise((resolve, reject) => {
@@ -68,7 +68,7 @@ export class ReadPass<C> {
     });
   }
 
-  remember(client: DirectoryClient): void {
+  remember(client: WireClient): void {
     const sentAt = this.tick();
     this.touchedAt.set(client.client_id, sentAt);
     this.entries.set(client.client_id, {
@@ -162,9 +162,9 @@ export class ReadPass<C> {
     }
   }
 
-  private answer(waiter: Waiter<C>, client: DirectoryClient | undefined): void {
+  private answer(waiter: Waiter<C>, client: WireClient | undefined): void {
     this.waiting = this.waiting.filter((w) => w !== waiter);
-    waiter.resolve(client === undefined ? undefined : project(client, waiter.fields));
+    waiter.resolve(client === undefined ? undefined : pickFields(client, waiter.fields));
   }
 
   private pageState(page: number): PageState {
@@ -201,7 +201,7 @@ export class ReadPass<C> {
   }
 
   /** Stores a fetched client unless the pass holds newer data about it. */
-  private store(client: DirectoryClient, entry: Omit<Entry, "client">): void {
+  private store(client: WireClient, entry: Omit<Entry, "client">): void {
     const id = client.client_id;
     if ((this.touchedAt.get(id) ?? 0) > entry.sentAt) return;
     const known = this.entries.get(id);
@@ -225,7 +225,7 @@ export class ReadPass<C> {
             this.entries.set(waiter.id, { client, fields: "all", page: undefined, sentAt });
           }
         } else this.store(client, { fields: set, page: undefined, sentAt });
-        waiter.resolve(client === undefined ? undefined : project(client, waiter.fields));
+        waiter.resolve(client === undefined ? undefined : pickFields(client, waiter.fields));
         this.schedulePump();
       },
       (error: unknown) => {

@@ -7,7 +7,7 @@
  */
 
 /** A client as a read answers it: wire (snake_case) field names, with its id. */
-export interface DirectoryClient {
+export interface WireClient {
   /** The client's id. */
   client_id: string;
   /** The other fields that were asked for, spelled as on the wire. */
@@ -17,7 +17,7 @@ export interface DirectoryClient {
 /** One list page as the platform answers it with `include_totals=true`. */
 export interface DirectoryPage {
   /** The clients of the page, in the platform's order. */
-  readonly clients: readonly DirectoryClient[];
+  readonly clients: readonly WireClient[];
   /** How many clients the tenant holds (the platform's `total`). */
   readonly total: number;
 }
@@ -34,7 +34,7 @@ export interface ClientDirectoryTransport<C> {
    * `GET /clients/{id}?fields=...&include_fields=true`: the client, or `undefined` when the API
    * answers 404 (no such client). Any other failure rejects.
    */
-  getOne(id: string, fields: readonly string[], context: C): Promise<DirectoryClient | undefined>;
+  getOne(id: string, fields: readonly string[], context: C): Promise<WireClient | undefined>;
   /**
    * `GET /clients?page=...&per_page=...&include_totals=true&fields=...&include_fields=true`.
    * A failure rejects; the directory then reads the waiting clients one by one.
@@ -97,7 +97,7 @@ export interface ClientDirectoryStats {
 /** A known client: what a fetch answered, and which fields that fetch asked for. */
 export interface Entry {
   /** The client, or undefined when a single GET answered 404 during this pass. */
-  readonly client: DirectoryClient | undefined;
+  readonly client: WireClient | undefined;
   /** The fields the fetch asked for; `all` for a PATCH answer (the whole client). */
   readonly fields: ReadonlySet<string> | "all";
   /** The page it came from, so a read needing more fields refetches that one page. */
@@ -114,8 +114,8 @@ export function covers(entry: Entry, fields: ReadonlySet<string>): boolean {
 }
 
 /** The client narrowed to the fields a read asked for, plus its id; a fresh object. */
-export function project(client: DirectoryClient, fields: ReadonlySet<string>): DirectoryClient {
-  const answer: DirectoryClient = { client_id: client.client_id };
+export function pickFields(client: WireClient, fields: ReadonlySet<string>): WireClient {
+  const answer: WireClient = { client_id: client.client_id };
   for (const field of fields) {
     if (Object.hasOwn(client, field)) answer[field] = structuredClone(client[field]);
   }

@@ -13,7 +13,8 @@
  * @module
  */
 
-import type { DirectoryClient } from "../api/client-read-policy.js";
+import type { WireClient } from "../api/client-read-policy.js";
+import { isPlainObject } from "../json.js";
 import {
   type ClientSettingsField,
   checkInputs,
@@ -102,10 +103,6 @@ export function resourceNames(
   });
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * `value` without the object members its schema does not allow (a closed object's unknown keys,
  * which the platform may answer but a program cannot declare); `dropped` receives each removed
@@ -165,7 +162,7 @@ function topField(property: string): string {
  * @internal
  */
 export function adoptClient(
-  client: DirectoryClient,
+  client: WireClient,
   resourceName: string,
   fields: readonly ClientSettingsField[],
 ): AdoptedClient {
@@ -208,7 +205,7 @@ export function adoptClient(
  * provider as the tenant answered it.
  */
 export function planProgram(input: {
-  readonly clients: readonly DirectoryClient[];
+  readonly clients: readonly WireClient[];
   readonly pushProvider: unknown;
   readonly fields: readonly ClientSettingsField[];
 }): ProgramPlan {

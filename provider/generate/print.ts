@@ -19,13 +19,11 @@
  * @module
  */
 
+import { isPlainObject } from "../json.js";
+
 /** The line width the layout targets. */
 const LINE_WIDTH = 100;
 const INDENT = "  ";
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * A string literal: JSON's escapes (control characters, lone surrogates, backslashes), in double

@@ -15,11 +15,7 @@ import {
   type TenantApiClient,
 } from "../api/client.js";
 import { clientDirectoryOf, clientListRequest } from "../api/client-gateway.js";
-import {
-  type DirectoryClient,
-  type DirectoryPage,
-  pageCountOf,
-} from "../api/client-read-policy.js";
+import { type DirectoryPage, pageCountOf, type WireClient } from "../api/client-read-policy.js";
 import type { TenantSettings } from "../config.js";
 import { UnknownClientError } from "../errors.js";
 
@@ -37,7 +33,7 @@ export type Progress = (pagesDone: number, pageCount: number, total: number) => 
 /** What the tenant answered. */
 export interface TenantReads {
   /** The clients, with the fields asked for, in the tenant's order (or the order of the ids). */
-  readonly clients: DirectoryClient[];
+  readonly clients: WireClient[];
   /** The `provider` of the selected-provider answer, as answered. */
   readonly pushProvider: unknown;
 }
@@ -73,7 +69,7 @@ async function listAll(
   fields: readonly string[],
   appTypes: readonly string[] | undefined,
   progress: Progress,
-): Promise<DirectoryClient[]> {
+): Promise<WireClient[]> {
   const first = await getPage(api, settings, 0, fields, appTypes);
   const pageCount = Math.max(1, pageCountOf(first.total));
   let done = 1;
@@ -101,7 +97,7 @@ async function readIds(
   settings: TenantSettings,
   ids: readonly string[],
   fields: readonly string[],
-): Promise<DirectoryClient[]> {
+): Promise<WireClient[]> {
   const directory = clientDirectoryOf(api);
   const unique = [...new Set(ids)];
   const answers = await Promise.all(
@@ -109,7 +105,7 @@ async function readIds(
   );
   const missing = unique.filter((_, index) => answers[index] === undefined);
   if (missing.length > 0) throw new UnknownClientError(missing);
-  return answers.filter((client): client is DirectoryClient => client !== undefined);
+  return answers.filter((client): client is WireClient => client !== undefined);
 }
 
 /** The selected push provider (`GET /guardian/factors/push-notification/selected-provider`). */

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { DirectoryClient } from "../api/client-read-policy.js";
+import type { WireClient } from "../api/client-read-policy.js";
 import type { Credentials } from "../config.js";
 
 /** What {@link selectClients} leaves out unless told otherwise. */
@@ -22,7 +22,7 @@ export interface SelectionOptions {
 
 /** What {@link selectClients} returns: the kept clients in the tenant's order, and who was left out. */
 export interface Selection {
-  readonly clients: DirectoryClient[];
+  readonly clients: WireClient[];
   readonly leftOut: { readonly clientId: string; readonly why: string }[];
 }
 
@@ -31,11 +31,11 @@ export interface Selection {
  * listed twice (offset paging across a deletion can repeat one) is kept once.
  */
 export function selectClients(
-  clients: readonly DirectoryClient[],
+  clients: readonly WireClient[],
   options: SelectionOptions,
 ): Selection {
   const seen = new Set<string>();
-  const kept: DirectoryClient[] = [];
+  const kept: WireClient[] = [];
   const leftOut: { clientId: string; why: string }[] = [];
   for (const client of clients) {
     if (seen.has(client.client_id)) continue;

@@ -13,6 +13,7 @@
  */
 
 import { ImmutableFieldError, TenantValidationError } from "../errors.js";
+import type { Props } from "../json.js";
 import { NAME_KEY } from "../resource-name.js";
 import {
   isUnknown,
@@ -37,8 +38,6 @@ import { connectionOutput } from "./connection.js";
 const FIXED_FIELDS = CLIENT_FIELDS.filter(({ strategy }) => strategy.name === "fixed");
 const REQUIRE_BEHAVIOR = wireName(POST_LOGIN_PROMPT_FIELDS.organizationRequireBehavior);
 const OIDC_CONFORMANT = wireName(POST_LOGIN_PROMPT_FIELDS.oidcConformant);
-
-type Props = Record<string, unknown>;
 
 /** What `diff` reports. */
 export interface ClientSettingsDiff {

@@ -8,9 +8,8 @@
 
 import { isDeepStrictEqual } from "node:util";
 import { connectionValues, originOf } from "../connection.js";
+import type { Props } from "../json.js";
 import { isUnknown, TENANT_KEY } from "../schema/index.js";
-
-type Props = Record<string, unknown>;
 
 /**
  * What a change of the connection between the stored outputs and the new inputs means:
@@ -61,21 +60,31 @@ export interface OwnDiff {
 }
 
 /**
+ * The order in which a resource that moves to another tenant is replaced, each resource's choice
+ * (docs/decisions.md, "Several tenants"):
+ * - `restore-old-first`: the old tenant's object is put back (delete) before the new tenant's is
+ *   changed (create), for resources whose delete restores what they changed;
+ * - `create-new-first`: Pulumi's default, for a resource whose delete only deletes.
+ */
+export type MoveOrder = "restore-old-first" | "create-new-first";
+
+/**
  * Pulumi's diff result: the resource's own diff combined with the change of its connection. A
- * move to another tenant replaces the resource (the replaced key is `tenant`);
- * `deleteBeforeReplaceOnMove` says whether the old object is put back before the new one is made,
- * which each resource chooses (docs/decisions.md, "Several tenants").
+ * move to another tenant replaces the resource (the replaced key is `tenant`), in the resource's
+ * `onMove` order.
  */
 export function withConnectionChange(
   own: OwnDiff,
   change: ConnectionChange,
-  deleteBeforeReplaceOnMove: boolean,
+  onMove: MoveOrder,
 ): { changes: boolean; replaces: string[]; deleteBeforeReplace: boolean } {
   const moves = change === "replace";
   return {
     changes: own.changes || change !== "same",
     replaces: moves ? [...own.replaces, TENANT_KEY] : [...own.replaces],
-    deleteBeforeReplace: moves ? deleteBeforeReplaceOnMove : (own.deleteBeforeReplace ?? false),
+    deleteBeforeReplace: moves
+      ? onMove === "restore-old-first"
+      : (own.deleteBeforeReplace ?? false),
   };
 }
 

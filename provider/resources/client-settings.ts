@@ -5,6 +5,7 @@ import {
   startClientReadPass,
   type WireClient,
 } from "../api/client-gateway.js";
+import type { Props } from "../json.js";
 import {
   fieldsToRead,
   planCreate,
@@ -22,7 +23,7 @@ import {
   SENSITIVE_CLIENT_FIELDS,
   TENANT_KEY,
 } from "../schema/index.js";
-import { type Props, type TenantProvider, TenantProviderBase } from "./provider-base.js";
+import { type TenantProvider, TenantProviderBase } from "./provider-base.js";
 import {
   connectionInput,
   shimFor,
@@ -133,7 +134,11 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
    */
   diff(_id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
     return concerning(describeResource(KIND, news), () =>
-      withConnectionChange(planDiff(olds, news), this.connectionChange(olds, news), true),
+      withConnectionChange(
+        planDiff(olds, news),
+        this.connectionChange(olds, news),
+        "restore-old-first",
+      ),
     );
   }
 
@@ -180,7 +185,7 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
 function patch(
   clients: ClientGateway,
   clientId: string,
-  body: WireClient,
+  body: Readonly<Record<string, unknown>>,
 ): Promise<WireClient | undefined> {
   if (Object.keys(body).length === 0) return Promise.resolve(undefined);
   return clients.patchClient(clientId, body);

@@ -1,8 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { Props } from "../json.js";
 import { connectionOutput, withConnectionChange } from "../plan/connection.js";
 import { NAME_KEY } from "../resource-name.js";
 import { type EventStreamDeletionInputs, TENANT_KEY } from "../schema/index.js";
-import { type Props, type TenantProvider, TenantProviderBase } from "./provider-base.js";
+import { type TenantProvider, TenantProviderBase } from "./provider-base.js";
 import {
   connectionInput,
   shimFor,
@@ -63,7 +64,7 @@ export class EventStreamDeletionProvider extends TenantProviderBase implements T
       withConnectionChange(
         { changes, replaces: changes ? ["eventStreamId"] : [] },
         this.connectionChange(olds, news),
-        false,
+        "create-new-first",
       ),
     );
   }

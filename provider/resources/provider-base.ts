@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { configuredOrigin, useStackConfig } from "../config.js";
+import type { Props } from "../json.js";
 import { type ConnectionChange, connectionChange } from "../plan/connection.js";
 import { checkInputs, type ResourceKind } from "../schema/index.js";
 
@@ -10,9 +11,6 @@ export type TenantProvider = Required<
     "configure" | "check" | "diff" | "create" | "read" | "update" | "delete"
   >
 >;
-
-/** The properties of a resource as the dynamic-provider protocol carries them. */
-export type Props = Record<string, unknown>;
 
 /**
  * The parts every provider shares: configure stores the stack config, check validates against the

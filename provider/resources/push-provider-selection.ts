@@ -1,9 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { OperationContext, TenantApiClient } from "../api/client.js";
+import type { Props } from "../json.js";
 import { connectionOutput, withConnectionChange } from "../plan/connection.js";
 import { NAME_KEY } from "../resource-name.js";
 import { type PushProviderSelectionInputs, TENANT_KEY } from "../schema/index.js";
-import { type Props, type TenantProvider, TenantProviderBase } from "./provider-base.js";
+import { type TenantProvider, TenantProviderBase } from "./provider-base.js";
 import {
   connectionInput,
   shimFor,
@@ -84,7 +85,7 @@ export class PushProviderSelectionProvider extends TenantProviderBase implements
       withConnectionChange(
         { changes: olds.provider !== news.provider, replaces: [] },
         this.connectionChange(olds, news),
-        true,
+        "restore-old-first",
       ),
     );
   }

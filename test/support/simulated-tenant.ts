@@ -8,7 +8,7 @@
 
 import type {
   ClientDirectoryTransport,
-  DirectoryClient,
+  WireClient as DirectoryClient,
   DirectoryPage,
 } from "../../provider/api/client-read-policy.js";
 import { clientAsAnswered, type WireClient } from "../tenant-api/clients.js";
