@@ -6,10 +6,10 @@
  * @module
  */
 
-import { ClientSettingsProvider } from "./resources/client-settings.js";
-import { EventStreamDeletionProvider } from "./resources/event-stream-deletion.js";
-import type { TenantProvider } from "./resources/provider-base.js";
-import { PushProviderSelectionProvider } from "./resources/push-provider-selection.js";
+import { ClientSettingsProvider } from "./providers/client-settings.js";
+import { EventStreamDeletionProvider } from "./providers/event-stream-deletion.js";
+import type { TenantProvider } from "./providers/provider-base.js";
+import { PushProviderSelectionProvider } from "./providers/push-provider-selection.js";
 import type { ResourceKind } from "./schema/index.js";
 
 /** The provider implementation of each resource kind. */

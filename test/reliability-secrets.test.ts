@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ClientSettingsProvider } from "../provider/resources/client-settings.js";
+import { ClientSettingsProvider } from "../provider/providers/client-settings.js";
 import { clientsFile, example, type Stack, startStack } from "./support/e2e.js";
 import { readOnlyConfig, stackConfig } from "./support/harness.js";
 import type { PulumiCommand, PulumiResult } from "./support/pulumi.js";

@@ -1,9 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ClientSettingsProvider } from "../provider/resources/client-settings.js";
-import { EventStreamDeletionProvider } from "../provider/resources/event-stream-deletion.js";
 import type { Props } from "../provider/json.js";
-import { PushProviderSelectionProvider } from "../provider/resources/push-provider-selection.js";
+import { ClientSettingsProvider } from "../provider/providers/client-settings.js";
+import { EventStreamDeletionProvider } from "../provider/providers/event-stream-deletion.js";
+import { PushProviderSelectionProvider } from "../provider/providers/push-provider-selection.js";
 import { connectionInput } from "../provider/resources/registration.js";
 import { stackConfig } from "./support/harness.js";
 import { startTenantApi, type TenantApi } from "./tenant-api/index.js";

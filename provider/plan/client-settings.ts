@@ -1,7 +1,7 @@
 /**
  * The decisions of `ClientSettings`, as pure functions: from the declared fields, the stored state
  * and (when needed) the live client, what to PATCH, what to remember as prior values and what to
- * report. Nothing here calls the API or Pulumi; the resource (`resources/client-settings.ts`) reads
+ * report. Nothing here calls the API or Pulumi; the provider (`providers/client-settings.ts`) reads
  * and writes through the gateway and hands these results to Pulumi.
  *
  * Inside, everything is in the wire's spelling: the declared inputs and the stored outputs are

@@ -1,29 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
-import {
-  apiClientGateway,
-  type ClientGateway,
-  startClientReadPass,
-  type WireClient,
-} from "../api/client-gateway.js";
 import type { Props } from "../json.js";
-import {
-  fieldsToRead,
-  planCreate,
-  planDelete,
-  planDiff,
-  planRead,
-  planUpdate,
-  updateNeedsLive,
-} from "../plan/client-settings.js";
-import { withConnectionChange } from "../plan/connection.js";
-import { describeResource, NAME_KEY } from "../resource-name.js";
+import { NAME_KEY } from "../resource-name.js";
+// The schema's modules, not its index: a program needs no validator (docs/decisions.md).
 import {
   type ClientSettingsField,
   type ClientSettingsInputs,
   SENSITIVE_CLIENT_FIELDS,
-  TENANT_KEY,
-} from "../schema/index.js";
-import { type TenantProvider, TenantProviderBase } from "./provider-base.js";
+} from "../schema/client-settings.js";
+import { TENANT_KEY } from "../schema/tenant-connection.js";
 import {
   connectionInput,
   shimFor,
@@ -31,7 +15,6 @@ import {
   TYPE_MODULE,
   withSecretOutputs,
 } from "./registration.js";
-import { concerning, runOperation, target } from "./run-operation.js";
 
 const KIND = "ClientSettings";
 
@@ -105,88 +88,4 @@ export class ClientSettings extends pulumi.dynamic.Resource {
       KIND,
     );
   }
-}
-
-/**
- * The implementation behind {@link ClientSettings}; usable directly in tests. It wires the pure
- * plan (`plan/client-settings.ts`), which decides, to the gateway (`api/client-gateway.ts`), which
- * reads and writes the client.
- */
-export class ClientSettingsProvider extends TenantProviderBase implements TenantProvider {
-  protected readonly kind = KIND;
-
-  /**
-   * Also starts a new client read pass: the provider host configures once per command, and no
-   * read of this command may be served from what an earlier one fetched (docs/client-reads.md).
-   */
-  override configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    startClientReadPass();
-    return super.configure(req);
-  }
-
-  /**
-   * Replaces on a new `clientId` (adopting the new client first) or another tenant (restoring the
-   * old client first, so that even two domains of one tenant end with the declared settings);
-   * otherwise reports a change when a declared field differs from its last known value, a field
-   * left the program, or the connection changed. Makes no API call.
-   *
-   * @throws {ImmutableFieldError} when `thirdPartySecurityMode` would change on the same client.
-   */
-  diff(_id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
-    return concerning(describeResource(KIND, news), () =>
-      withConnectionChange(
-        planDiff(olds, news),
-        this.connectionChange(olds, news),
-        "restore-old-first",
-      ),
-    );
-  }
-
-  create(inputs: Props): Promise<pulumi.dynamic.CreateResult> {
-    return runOperation(target(KIND, inputs), async ({ client, context }) => {
-      const clients = apiClientGateway(client, context);
-      const clientId = String(inputs.clientId);
-      const plan = planCreate(inputs, await clients.getClient(clientId, fieldsToRead(inputs)));
-      return { id: clientId, outs: plan.report(await patch(clients, clientId, plan.send)) };
-    });
-  }
-
-  read(id: string, props: Props): Promise<pulumi.dynamic.ReadResult> {
-    return runOperation(target(KIND, props, id), async ({ client, context }) => {
-      const live = await apiClientGateway(client, context).findClient(id, fieldsToRead(props));
-      // The client itself is gone: so are its settings. The next `up` fails on the missing client.
-      return live === undefined ? { id: "", props: {} } : { id, props: planRead(props, live) };
-    });
-  }
-
-  update(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult> {
-    return runOperation(target(KIND, news, id), async ({ client, context }) => {
-      const clients = apiClientGateway(client, context);
-      const clientId = String(news.clientId);
-      const live = updateNeedsLive(olds, news)
-        ? await clients.getClient(clientId, fieldsToRead(news))
-        : undefined;
-      const plan = planUpdate(olds, news, live);
-      return { outs: plan.report(await patch(clients, clientId, plan.send)) };
-    });
-  }
-
-  delete(id: string, props: Props): Promise<void> {
-    const send = planDelete(props);
-    if (Object.keys(send).length === 0) return Promise.resolve();
-    return runOperation(target(KIND, props, id), async ({ client, context }) => {
-      // A client deleted meanwhile has no settings left to restore.
-      await apiClientGateway(client, context).patchClient(id, send, { ifExists: true });
-    });
-  }
-}
-
-/** PATCHes `body` unless it is empty; the client as answered, or undefined when nothing came. */
-function patch(
-  clients: ClientGateway,
-  clientId: string,
-  body: Readonly<Record<string, unknown>>,
-): Promise<WireClient | undefined> {
-  if (Object.keys(body).length === 0) return Promise.resolve(undefined);
-  return clients.patchClient(clientId, body);
 }

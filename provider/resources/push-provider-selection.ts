@@ -1,10 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { OperationContext, TenantApiClient } from "../api/client.js";
-import type { Props } from "../json.js";
-import { connectionOutput, withConnectionChange } from "../plan/connection.js";
 import { NAME_KEY } from "../resource-name.js";
-import { type PushProviderSelectionInputs, TENANT_KEY } from "../schema/index.js";
-import { type TenantProvider, TenantProviderBase } from "./provider-base.js";
+import type { PushProviderSelectionInputs } from "../schema/push-provider-selection.js";
+import { TENANT_KEY } from "../schema/tenant-connection.js";
 import {
   connectionInput,
   shimFor,
@@ -12,11 +9,8 @@ import {
   TYPE_MODULE,
   withSecretOutputs,
 } from "./registration.js";
-import { runOperation, target } from "./run-operation.js";
 
 const KIND = "PushProviderSelection";
-/** The tenant's one push provider selection, relative to the API base. */
-const SELECTION_PATH = "/guardian/factors/push-notification/selected-provider";
 
 /**
  * The inputs of {@link PushProviderSelection}, each of which may be an Output, and the tenant to
@@ -68,93 +62,5 @@ export class PushProviderSelection extends pulumi.dynamic.Resource {
       TYPE_MODULE,
       KIND,
     );
-  }
-}
-
-/** The implementation behind {@link PushProviderSelection}; usable directly in tests. */
-export class PushProviderSelectionProvider extends TenantProviderBase implements TenantProvider {
-  protected readonly kind = KIND;
-
-  /**
-   * A new provider is an update. A move to another tenant replaces, deleting first: the old
-   * tenant's prior selection is put back before the new tenant is read, so that even two domains
-   * of one tenant (which cannot be told apart) end with the declared selection.
-   */
-  diff(_id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
-    return Promise.resolve(
-      withConnectionChange(
-        { changes: olds.provider !== news.provider, replaces: [] },
-        this.connectionChange(olds, news),
-        "restore-old-first",
-      ),
-    );
-  }
-
-  create(inputs: Props): Promise<pulumi.dynamic.CreateResult> {
-    return runOperation(target(KIND, inputs), async ({ client, context, settings }) => {
-      const current = await client.call<{ provider?: string }>(context, {
-        method: "GET",
-        path: SELECTION_PATH,
-      });
-      const prior = current.data.provider ?? null;
-      const provider =
-        prior === inputs.provider ? prior : await this.select(client, context, inputs.provider);
-      return {
-        id: new URL(settings.origin).host,
-        outs: {
-          [NAME_KEY]: inputs[NAME_KEY],
-          provider,
-          priorProvider: prior,
-          ...connectionOutput(inputs),
-        },
-      };
-    });
-  }
-
-  read(id: string, props: Props): Promise<pulumi.dynamic.ReadResult> {
-    return runOperation(target(KIND, props, id), async ({ client, context }) => {
-      const live = await client.call<{ provider?: string }>(context, {
-        method: "GET",
-        path: SELECTION_PATH,
-      });
-      return { id, props: { ...props, provider: live.data.provider ?? null } };
-    });
-  }
-
-  /** Selects the new provider; sends nothing when only the connection changed. */
-  update(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult> {
-    return runOperation(target(KIND, news, id), async ({ client, context }) => ({
-      outs: {
-        [NAME_KEY]: news[NAME_KEY],
-        provider:
-          olds.provider === news.provider
-            ? olds.provider
-            : await this.select(client, context, news.provider),
-        priorProvider: olds.priorProvider ?? null,
-        ...connectionOutput(news),
-      },
-    }));
-  }
-
-  delete(id: string, props: Props): Promise<void> {
-    const prior = props.priorProvider;
-    // Nothing was selected before this resource: there is no selection to go back to.
-    if (typeof prior !== "string" || prior === props.provider) return Promise.resolve();
-    return runOperation(target(KIND, props, id), async ({ client, context }) => {
-      await this.select(client, context, prior);
-    });
-  }
-
-  private async select(
-    client: TenantApiClient,
-    context: OperationContext,
-    provider: unknown,
-  ): Promise<unknown> {
-    const answer = await client.call<{ provider?: string }>(context, {
-      method: "PUT",
-      path: SELECTION_PATH,
-      body: { provider },
-    });
-    return answer.data.provider ?? provider;
   }
 }

@@ -1,11 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { TenantProvider } from "../providers/provider-base.js";
+import type { ResourceKind } from "../schema/kinds.js";
 import {
   type ConnectionSetting,
-  type ResourceKind,
   SENSITIVE_CONNECTION_SETTINGS,
   type TenantConnection,
-} from "../schema/index.js";
-import type { TenantProvider } from "./provider-base.js";
+} from "../schema/tenant-connection.js";
 
 /**
  * What a resource class hands to `dynamic.Resource` besides its inputs: the provider shim, the

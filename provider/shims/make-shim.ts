@@ -1,4 +1,4 @@
-import type { TenantProvider } from "../resources/provider-base.js";
+import type { TenantProvider } from "../providers/provider-base.js";
 import type { ResourceKind } from "../schema/index.js";
 
 /**

@@ -1,8 +1,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
-import { ClientSettingsProvider } from "../../provider/resources/client-settings.js";
-import { EventStreamDeletionProvider } from "../../provider/resources/event-stream-deletion.js";
-import { PushProviderSelectionProvider } from "../../provider/resources/push-provider-selection.js";
+import { ClientSettingsProvider } from "../../provider/providers/client-settings.js";
+import { EventStreamDeletionProvider } from "../../provider/providers/event-stream-deletion.js";
+import { PushProviderSelectionProvider } from "../../provider/providers/push-provider-selection.js";
 import { startTenantApi, type TenantApi, type TenantApiOptions } from "../tenant-api/index.js";
 
 /** The three provider implementations, configured against one local tenant API. */
