@@ -25,11 +25,6 @@ export { POST_LOGIN_PROMPT_FIELDS, postLoginPromptReason } from "./cross-field.j
 export type { EventStreamDeletionInputs } from "./event-stream-deletion.js";
 export type { ResourceKind } from "./kinds.js";
 export { PUSH_PROVIDERS, type PushProviderSelectionInputs } from "./push-provider-selection.js";
-export {
-  type ConnectionSetting,
-  SENSITIVE_CONNECTION_SETTINGS,
-  TENANT_KEY,
-  type TenantConnection,
-} from "./tenant-connection.js";
+export { TENANT_KEY, type TenantConnection } from "./tenant-connection.js";
 export { isUnknown } from "./unknown.js";
 export { fieldFromWire, fieldToWire, wireName } from "./wire.js";
