@@ -95,19 +95,18 @@ describe("plain http:// to a host that is not loopback", () => {
 /**
  * A provider operation in a child process: `NODE_EXTRA_CA_CERTS` is read only when a process
  * starts, so trusting (or not trusting) a CA can only be tested in a fresh one. The child loads the
- * built package by name (`npm run build` first), creates a PushProviderSelection and prints the
- * outcome as JSON.
+ * built package's provider side by name, as Pulumi's provider host does (`npm run build` first),
+ * creates a PushProviderSelection and prints the outcome as JSON.
  *
  * With `keepAlive`, an interval keeps the child alive until the operation settles; without it, the
  * test below shows that the operation alone keeps a standalone process alive (the rate limiter's
  * wait timer once did not, and the process exited mid-operation without a word).
  */
 const CHILD_SCRIPT = (keepAlive: boolean) => `
-const { PushProviderSelectionProvider } = require("pulumi-tenant");
+const provider = require("pulumi-tenant/runtime").providers.PushProviderSelection;
 const config = JSON.parse(process.env.CHILD_TENANT_CONFIG);
 const alive = ${keepAlive} ? setInterval(() => {}, 1000) : undefined;
 const print = (outcome) => { clearInterval(alive); process.stdout.write(JSON.stringify(outcome)); };
-const provider = new PushProviderSelectionProvider();
 provider
   .configure({ config: { get: (key) => config[key], require: (key) => config[key] } })
   .then(() => provider.create({ ${JSON.stringify(NAME_KEY)}: "tls", provider: "sns" }))
