@@ -1,16 +1,16 @@
 import {
   type Connection,
-  type ConnectionNaming,
   type ConnectionValues,
   connectionValues,
-  originOf,
+  originOfValues,
   resolveConnection,
+  STACK_CONFIG_NAMING,
   TENANT_INPUT_NAMING,
-} from "./connection.js";
+} from "./connection/parse.js";
+import { CONNECTION_SETTINGS } from "./connection/schema.js";
 import { TenantConfigError } from "./errors.js";
-import { CONNECTION_SETTINGS } from "./schema/tenant-connection.js";
 
-export type { Credentials } from "./connection.js";
+export type { Credentials } from "./connection/parse.js";
 
 /**
  * Where settings come from: the stack config the engine hands to the provider's `configure`
@@ -60,20 +60,6 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
  */
 export const DEFAULT_OPERATION_TIMEOUT_MS = 600_000;
 
-const HOW_TO_CONFIGURE =
-  "set tenant:domain (or TENANT_DOMAIN) and either tenant:apiToken (TENANT_API_TOKEN) or " +
-  "tenant:clientId and tenant:clientSecret (TENANT_CLIENT_ID, TENANT_CLIENT_SECRET), " +
-  "e.g. `pulumi config set tenant:domain acme.tenants.example` and " +
-  "`pulumi config set --secret tenant:clientSecret ...`";
-
-/** The stack config keys of the connection, for the messages of the stack config path. */
-const STACK_CONFIG_NAMING: ConnectionNaming = {
-  names: Object.fromEntries(
-    CONNECTION_SETTINGS.map((setting) => [setting, CONFIG_KEYS[setting].key]),
-  ) as ConnectionNaming["names"],
-  howTo: HOW_TO_CONFIGURE,
-};
-
 /** Reads one setting: stack config first, environment second (blank values are not set). */
 function reader(config: ConfigSource | undefined, env: NodeJS.ProcessEnv) {
   return (name: keyof typeof CONFIG_KEYS): string | undefined => {
@@ -86,7 +72,7 @@ function reader(config: ConfigSource | undefined, env: NodeJS.ProcessEnv) {
 /**
  * Reads the tenant settings: stack config first, environment second. Empty strings count as
  * unset, so `TENANT_API_TOKEN=` in a CI job does not shadow the client credentials. The rules are
- * those of every connection (`connection.ts`), named as stack config keys.
+ * those of every connection (`connection/parse.ts`), named as stack config keys.
  *
  * @throws {TenantConfigError} when the domain or the credentials are missing, when the domain is
  *   not a host or an origin, or when it asks for plain `http://` to a host that is not loopback
@@ -190,8 +176,5 @@ export function settingsFor(tenant: unknown): TenantSettings {
  * and a `tenant` input.
  */
 export function configuredOrigin(): string | undefined {
-  const domain = reader(configSource, process.env)("domain");
-  if (domain === undefined) return undefined;
-  const parsed = originOf(domain, CONFIG_KEYS.domain.key);
-  return "origin" in parsed ? parsed.origin : undefined;
+  return originOfValues({ domain: reader(configSource, process.env)("domain") });
 }

@@ -5,7 +5,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   resolveSettings,
 } from "../provider/config.js";
-import { isLoopbackHost, originOf } from "../provider/connection.js";
+import { isLoopbackHost, originOf } from "../provider/connection/parse.js";
 import { TenantConfigError } from "../provider/errors.js";
 
 const stack = (values: Record<string, string>): ConfigSource => ({ get: (key) => values[key] });

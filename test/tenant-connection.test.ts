@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { resolveSettings } from "../provider/config.js";
-import { connectionChange, withConnectionChange } from "../provider/plan/connection.js";
+import { connectionChange, withConnectionChange } from "../provider/connection/change.js";
 import { checkInputs, type ResourceKind } from "../provider/schema/index.js";
 import { UNKNOWN } from "../provider/schema/unknown.js";
 import { stackConfig } from "./support/harness.js";

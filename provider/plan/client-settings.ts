@@ -12,6 +12,7 @@
  * @module
  */
 
+import { connectionOutput } from "../connection/change.js";
 import { ImmutableFieldError, TenantValidationError } from "../errors.js";
 import type { Props } from "../json.js";
 import { NAME_KEY } from "../resource-name.js";
@@ -32,7 +33,6 @@ import {
   type WireFields,
 } from "./client-fields.js";
 import { project } from "./compare.js";
-import { connectionOutput } from "./connection.js";
 
 /** The fields the platform fixes when a client is created: `x-strategy: fixed` in the schema. */
 const FIXED_FIELDS = CLIENT_FIELDS.filter(({ strategy }) => strategy.name === "fixed");

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isLoopbackHost } from "../connection.js";
+import { isLoopbackHost } from "../connection/parse.js";
 import { clientSettingsSchema } from "../schema/client-settings.js";
 
 /** The formats of the fields that send a user somewhere or let an origin in (docs/policy.md). */

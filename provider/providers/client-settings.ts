@@ -5,6 +5,7 @@ import {
   startClientReadPass,
   type WireClient,
 } from "../api/client-gateway.js";
+import { withConnectionChange } from "../connection/change.js";
 import type { Props } from "../json.js";
 import {
   fieldsToRead,
@@ -15,7 +16,6 @@ import {
   planUpdate,
   updateNeedsLive,
 } from "../plan/client-settings.js";
-import { withConnectionChange } from "../plan/connection.js";
 import { describeResource } from "../resource-name.js";
 import { type TenantProvider, TenantProviderBase } from "./provider-base.js";
 import { concerning, runOperation, target } from "./run-operation.js";

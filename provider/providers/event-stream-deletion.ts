@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { connectionOutput, withConnectionChange } from "../connection/change.js";
 import type { Props } from "../json.js";
-import { connectionOutput, withConnectionChange } from "../plan/connection.js";
 import { NAME_KEY } from "../resource-name.js";
 import { type TenantProvider, TenantProviderBase } from "./provider-base.js";
 import { runOperation, target } from "./run-operation.js";

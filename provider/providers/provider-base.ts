@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { configuredOrigin, useStackConfig } from "../config.js";
+import { type ConnectionChange, connectionChange } from "../connection/change.js";
 import type { Props } from "../json.js";
-import { type ConnectionChange, connectionChange } from "../plan/connection.js";
 import { checkInputs, type ResourceKind } from "../schema/index.js";
 
 /** The methods of a dynamic provider this package implements, `configure` included. */

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { TENANT_KEY } from "../connection/schema.js";
 import type { Props } from "../json.js";
 import { NAME_KEY } from "../resource-name.js";
 // The schema's modules, not its index: a program needs no validator (docs/decisions.md).
@@ -7,7 +8,6 @@ import {
   type ClientSettingsInputs,
   SENSITIVE_CLIENT_FIELDS,
 } from "../schema/client-settings.js";
-import { TENANT_KEY } from "../schema/tenant-connection.js";
 import {
   connectionInput,
   shimFor,

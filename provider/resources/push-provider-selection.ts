@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
+import { TENANT_KEY } from "../connection/schema.js";
 import { NAME_KEY } from "../resource-name.js";
 import type { PushProviderSelectionInputs } from "../schema/push-provider-selection.js";
-import { TENANT_KEY } from "../schema/tenant-connection.js";
 import {
   connectionInput,
   shimFor,

@@ -1,11 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { TenantProvider } from "../providers/provider-base.js";
-import type { ResourceKind } from "../schema/kinds.js";
 import {
   type ConnectionSetting,
   SENSITIVE_CONNECTION_SETTINGS,
   type TenantConnection,
-} from "../schema/tenant-connection.js";
+} from "../connection/schema.js";
+import type { TenantProvider } from "../providers/provider-base.js";
+import type { ResourceKind } from "../schema/kinds.js";
 
 /**
  * What a resource class hands to `dynamic.Resource` besides its inputs: the provider shim, the

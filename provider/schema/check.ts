@@ -6,14 +6,13 @@
  */
 
 import type * as pulumi from "@pulumi/pulumi";
-import type { ErrorObject } from "ajv";
-import { connectionProblems, TENANT_INPUT_NAMING } from "../connection.js";
+import { connectionProblems, TENANT_INPUT_NAMING } from "../connection/parse.js";
+import { SENSITIVE_CONNECTION_SETTINGS, TENANT_KEY } from "../connection/schema.js";
 import { isPlainObject } from "../json.js";
 import { type PathFailure, toFailures } from "./check-failures.js";
 import { SENSITIVE_CLIENT_FIELDS } from "./client-settings.js";
 import { POST_LOGIN_PROMPT_FIELDS, postLoginPromptFailure } from "./cross-field.js";
 import type { ResourceKind } from "./kinds.js";
-import { SENSITIVE_CONNECTION_SETTINGS, TENANT_KEY } from "./tenant-connection.js";
 import { ajvErrors } from "./validate.js";
 
 /** What {@link checkInputs} returns: Pulumi's own check result, with both members present. */
@@ -38,16 +37,7 @@ const SENSITIVE_PATHS: Readonly<Record<ResourceKind, readonly string[]>> = {
 };
 
 /**
- * Ajv's errors of the `tenant` input's `anyOf` (which credentials are present): the connection's
- * own rules word that failure instead, as the stack config path does.
- */
-const CREDENTIALS_CHOICE = `#/properties/${TENANT_KEY}/anyOf`;
-function isCredentialsChoice(error: ErrorObject): boolean {
-  return error.schemaPath.startsWith(CREDENTIALS_CHOICE);
-}
-
-/**
- * The failures of the rules every connection follows (`connection.ts`), named as the `tenant`
+ * The failures of the rules every connection follows (`connection/parse.ts`), named as the `tenant`
  * input's members, when the resource has one; unknown values (during a preview) are not checked. A rule broken at a
  * path that already has a failure adds nothing (one failure per mistake).
  */
@@ -105,11 +95,10 @@ export function checkInputs(kind: ResourceKind, news: Record<string, unknown>): 
   );
   const found: PathFailure[] = tooDeep;
   found.push(
-    ...toFailures(
-      ajvErrors(kind, validated).filter((error) => !isCredentialsChoice(error)),
-      validated,
-      { skipUnknowns: true, sensitive: SENSITIVE_PATHS[kind] },
-    ),
+    ...toFailures(ajvErrors(kind, validated), validated, {
+      skipUnknowns: true,
+      sensitive: SENSITIVE_PATHS[kind],
+    }),
   );
   found.push(...connectionFailures(validated[TENANT_KEY], found));
   if (kind === "ClientSettings") {

@@ -10,6 +10,7 @@
  * @module
  */
 
+export { TENANT_KEY, type TenantConnection } from "../connection/schema.js";
 export { checkInputs } from "./check.js";
 export { addonsSchema } from "./client-addons.js";
 export {
@@ -25,6 +26,5 @@ export { POST_LOGIN_PROMPT_FIELDS, postLoginPromptReason } from "./cross-field.j
 export type { EventStreamDeletionInputs } from "./event-stream-deletion.js";
 export type { ResourceKind } from "./kinds.js";
 export { PUSH_PROVIDERS, type PushProviderSelectionInputs } from "./push-provider-selection.js";
-export { TENANT_KEY, type TenantConnection } from "./tenant-connection.js";
 export { isUnknown } from "./unknown.js";
 export { fieldFromWire, fieldToWire, wireName } from "./wire.js";

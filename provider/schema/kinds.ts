@@ -1,8 +1,8 @@
+import { connectionSchemaToValidate, TENANT_KEY } from "../connection/schema.js";
 import { isPlainObject } from "../json.js";
 import { clientSettingsSchema } from "./client-settings.js";
 import { eventStreamDeletionSchema } from "./event-stream-deletion.js";
 import { pushProviderSelectionSchema } from "./push-provider-selection.js";
-import { TENANT_KEY, tenantConnectionSchema } from "./tenant-connection.js";
 
 /** The three resources whose inputs this module describes. */
 export type ResourceKind = "PushProviderSelection" | "ClientSettings" | "EventStreamDeletion";
@@ -19,7 +19,7 @@ export const SCHEMAS = {
 
 /**
  * The input schema of each resource, what `check` validates: its settings and the optional
- * `tenant` connection (`tenant-connection.ts`), which says where the settings go and is never sent.
+ * `tenant` connection (`connection/schema.ts`), which says where the settings go and is never sent.
  */
 export const INPUT_SCHEMAS: Readonly<Record<ResourceKind, SchemaNode>> = {
   PushProviderSelection: withConnection(pushProviderSelectionSchema),
@@ -30,7 +30,7 @@ export const INPUT_SCHEMAS: Readonly<Record<ResourceKind, SchemaNode>> = {
 function withConnection(schema: SchemaNode): SchemaNode {
   return {
     ...schema,
-    properties: { ...propertiesOf(schema), [TENANT_KEY]: tenantConnectionSchema },
+    properties: { ...propertiesOf(schema), [TENANT_KEY]: connectionSchemaToValidate },
   };
 }
 

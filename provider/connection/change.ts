@@ -7,9 +7,10 @@
  */
 
 import { isDeepStrictEqual } from "node:util";
-import { connectionValues, originOf } from "../connection.js";
 import type { Props } from "../json.js";
-import { isUnknown, TENANT_KEY } from "../schema/index.js";
+import { isUnknown } from "../schema/unknown.js";
+import { connectionValues, originOfValues } from "./parse.js";
+import { TENANT_KEY } from "./schema.js";
 
 /**
  * What a change of the connection between the stored outputs and the new inputs means:
@@ -44,11 +45,7 @@ export function connectionChange(
 function tenantOrigin(tenant: unknown, configuredOrigin: string | undefined): string | undefined {
   if (isUnknown(tenant)) return undefined;
   const values = connectionValues(tenant);
-  if (values === undefined) return configuredOrigin;
-  const { domain } = values;
-  if (typeof domain !== "string" || isUnknown(domain)) return undefined;
-  const parsed = originOf(domain.trim(), TENANT_KEY);
-  return "origin" in parsed ? parsed.origin : undefined;
+  return values === undefined ? configuredOrigin : originOfValues(values);
 }
 
 /** A resource's own diff, before its connection is taken into account. */

@@ -6,15 +6,16 @@ import type { FromSchema } from "json-schema-to-ts";
  * (docs/decisions.md, "Several tenants").
  *
  * The members mean what the stack config keys of the same names mean (README, "Configuration").
- * Which credentials must be present (an API token, else a client id and secret) is stated by the
- * `anyOf` below, which gives the TypeScript type its two shapes; `check` words a failure of that
- * rule with the messages of the stack config path (`connection.ts`), not Ajv's.
+ * Which credentials must be present (an API token, else a client id and secret) is a rule of the
+ * connection's parse (`parse.ts`), the same for the stack config and this input. The `anyOf` below
+ * states it for the TypeScript type only (its two shapes): {@link connectionSchemaToValidate}, what
+ * Ajv sees, leaves it out, so the rule is judged, and worded, in one place.
  *
  * Members marked `"x-sensitive": true` are credentials: the resources register them as secrets,
  * and no failure echoes them. The domain, the client id and the audience are identifiers; errors
  * name them, as they do for the stack config.
  */
-export const tenantConnectionSchema = {
+const tenantConnectionSchema = {
   type: "object",
   description: "The tenant this resource belongs to, and the credentials to reach it.",
   properties: {
@@ -73,3 +74,12 @@ export const SENSITIVE_CONNECTION_SETTINGS: readonly ConnectionSetting[] =
   CONNECTION_SETTINGS.filter(
     (setting) => "x-sensitive" in tenantConnectionSchema.properties[setting],
   );
+
+/**
+ * The connection's schema as `check` validates it: the members and their types, without the
+ * `anyOf` of the credentials, which the parse judges (`parse.ts`).
+ */
+export const connectionSchemaToValidate: object = (() => {
+  const { anyOf: _typeOnly, ...validated } = tenantConnectionSchema;
+  return validated;
+})();

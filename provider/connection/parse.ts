@@ -7,15 +7,11 @@
  * @module
  */
 
-import { TenantConfigError } from "./errors.js";
-import { isPlainObject } from "./json.js";
+import { TenantConfigError } from "../errors.js";
+import { isPlainObject } from "../json.js";
+import { isUnknown } from "../schema/unknown.js";
 // The leaf modules, not the schema's index: `schema/check.ts` imports this module.
-import {
-  CONNECTION_SETTINGS,
-  type ConnectionSetting,
-  TENANT_KEY,
-} from "./schema/tenant-connection.js";
-import { isUnknown } from "./schema/unknown.js";
+import { CONNECTION_SETTINGS, type ConnectionSetting, TENANT_KEY } from "./schema.js";
 
 /** How the provider authenticates to the tenant management API. */
 export type Credentials =
@@ -54,6 +50,21 @@ export const TENANT_INPUT_NAMING: ConnectionNaming = {
     "give tenant.domain and either tenant.apiToken or tenant.clientId and tenant.clientSecret, " +
     'e.g. `tenant: { domain: "acme.tenants.example", clientId: "...", ' +
     'clientSecret: config.requireSecret("clientSecret") }`',
+};
+
+/**
+ * The names of the settings in the stack config (`tenant:domain`, ...), whose environment
+ * fallbacks `config.ts` reads (`TENANT_DOMAIN`, ...).
+ */
+export const STACK_CONFIG_NAMING: ConnectionNaming = {
+  names: Object.fromEntries(
+    CONNECTION_SETTINGS.map((setting) => [setting, `${TENANT_KEY}:${setting}`]),
+  ) as Record<ConnectionSetting, string>,
+  howTo:
+    "set tenant:domain (or TENANT_DOMAIN) and either tenant:apiToken (TENANT_API_TOKEN) or " +
+    "tenant:clientId and tenant:clientSecret (TENANT_CLIENT_ID, TENANT_CLIENT_SECRET), " +
+    "e.g. `pulumi config set tenant:domain acme.tenants.example` and " +
+    "`pulumi config set --secret tenant:clientSecret ...`",
 };
 
 /**
@@ -116,6 +127,8 @@ export function resolveConnection(values: ConnectionValues, naming: ConnectionNa
  * `https://host/api/v2` would otherwise become `https://host/api/v2/api/v2`.
  *
  * @returns the origin, or the message that says why `domain` (called `name`) is not one.
+ *
+ * @internal
  */
 export function originOf(domain: string, name: string): { origin: string } | { message: string } {
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(domain) ? domain : `https://${domain}`;
@@ -147,6 +160,18 @@ export function originOf(domain: string, name: string): { origin: string } | { m
     };
   }
   return { origin: url.origin };
+}
+
+/**
+ * The origin of the tenant `values` name, or undefined when their domain is absent, not known yet
+ * or not valid: the one way a domain becomes an origin, for the connection's parse, for diff's
+ * comparison of tenants and for the stack config's tenant.
+ */
+export function originOfValues(values: ConnectionValues): string | undefined {
+  const domain = given(values.domain);
+  if (domain.kind !== "text") return undefined;
+  const parsed = originOf(domain.text, "domain");
+  return "origin" in parsed ? parsed.origin : undefined;
 }
 
 /** True for `localhost`, any 127.0.0.0/8 address and `::1`. */
