@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientListRequest, clientReadRequest } from "../provider/api/client-gateway.js";
+import { clientListRequest, clientReadRequest } from "../provider/api/client-requests.js";
 
 describe("the client reads' requests", () => {
   it("ask for one page of 100 with the tenant's total and only the fields asked for", () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { getTenantClient, type OperationContext } from "../provider/api/client.js";
+import type { OperationContext } from "../provider/api/client.js";
+import { getTenantClient } from "../provider/api/tenants.js";
 import type { Credentials, TenantSettings } from "../provider/config.js";
 import { TenantTimeoutError } from "../provider/errors.js";
 import { type ScriptedServer, startScriptedServer } from "./support/scripted-server.js";

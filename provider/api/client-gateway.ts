@@ -8,14 +8,10 @@
  * @module
  */
 
-import type { ApiRequest, OperationContext, TenantApiClient } from "./client.js";
-import { ClientDirectory } from "./client-directory.js";
-import {
-  CLIENT_PAGE_SIZE,
-  type ClientDirectoryTransport,
-  type DirectoryPage,
-  type WireClient,
-} from "./client-read-policy.js";
+import type { OperationContext, TenantApiClient } from "./client.js";
+import type { WireClient } from "./client-read-policy.js";
+import { clientPath, clientReadRequest } from "./client-requests.js";
+import { clientDirectoryOf } from "./tenants.js";
 
 export type { WireClient } from "./client-read-policy.js";
 
@@ -40,96 +36,6 @@ export interface ClientGateway {
     body: Readonly<Record<string, unknown>>,
     options?: { readonly ifExists?: boolean },
   ): Promise<WireClient | undefined>;
-}
-
-/** The path of one client, relative to the API base. */
-function clientPath(clientId: string): string {
-  return `/clients/${encodeURIComponent(clientId)}`;
-}
-
-/** The path of the client list, relative to the API base. */
-const CLIENTS_PATH = "/clients";
-
-/** The query that asks for exactly `fields` (wire names). */
-function fieldsQuery(fields: readonly string[]): Record<string, string> {
-  return { fields: fields.join(","), include_fields: "true" };
-}
-
-/**
- * `GET /clients/{id}` asking for exactly the wire `fields`.
- *
- * @internal
- */
-export function clientReadRequest(clientId: string, fields: readonly string[]): ApiRequest {
-  return { method: "GET", path: clientPath(clientId), params: fieldsQuery(fields) };
-}
-
-/**
- * `GET /clients`, page `page` of `perPage` (the platform's maximum, 100, unless said otherwise)
- * with the tenant's total, asking for exactly the wire `fields`; `filters` are the list's own
- * (`app_type`, `is_global`, `is_first_party`).
- */
-export function clientListRequest(
-  page: number,
-  fields: readonly string[],
-  options: { readonly perPage?: number; readonly filters?: Readonly<Record<string, string>> } = {},
-): ApiRequest {
-  return {
-    method: "GET",
-    path: CLIENTS_PATH,
-    params: {
-      ...fieldsQuery(fields),
-      page: String(page),
-      per_page: String(options.perPage ?? CLIENT_PAGE_SIZE),
-      include_totals: "true",
-      ...options.filters,
-    },
-  };
-}
-
-/**
- * The directory's two calls, made by `api` under the context of the read that caused them, so
- * their errors name that resource and count against its deadline.
- */
-function directoryTransport(api: TenantApiClient): ClientDirectoryTransport<OperationContext> {
-  return {
-    getOne: async (id, fields, context) => {
-      const answer = await api.call<WireClient>(context, {
-        ...clientReadRequest(id, fields),
-        accept: [404],
-      });
-      return answer.status === 200 ? answer.data : undefined;
-    },
-    listPage: async (page, perPage, fields, context) =>
-      (await api.call<DirectoryPage>(context, clientListRequest(page, fields, { perPage }))).data,
-  };
-}
-
-/**
- * One directory per API client, i.e. per tenant and credentials (what a read may see depends on
- * the credentials' scopes), for the life of the process: Pulumi starts a provider process per
- * command, and {@link startClientReadPass} scopes what it serves to the current command.
- */
-const directories = new Map<TenantApiClient, ClientDirectory<OperationContext>>();
-
-/** The directory that answers the client reads of `api`'s tenant in this process. */
-export function clientDirectoryOf(api: TenantApiClient): ClientDirectory<OperationContext> {
-  let directory = directories.get(api);
-  if (directory === undefined) {
-    directory = new ClientDirectory(directoryTransport(api));
-    directories.set(api, directory);
-  }
-  return directory;
-}
-
-/**
- * Starts a new read pass in every directory: nothing fetched before is served again. The
- * ClientSettings provider calls it from `configure`, which the provider host runs once when a
- * command first uses the resource kind; tests that play several commands in one process call it
- * between them, as a new provider process would start afresh.
- */
-export function startClientReadPass(): void {
-  for (const directory of directories.values()) directory.startPass();
 }
 
 /**

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { type AxiosInstance, isAxiosError } from "axios";
 import type { TenantSettings } from "../config.js";
 import {
@@ -241,38 +240,6 @@ function retryCount(error: unknown): number {
     | { retryCount?: number }
     | undefined;
   return state?.retryCount ?? 0;
-}
-
-/**
- * The process-wide registry of tenant clients. Pulumi runs every dynamic resource of a stack in
- * one provider host process, so this is where the resources come to share one limiter per tenant
- * and one token cache per set of credentials.
- */
-const limiters = new Map<string, TenantRateLimiter>();
-const clients = new Map<string, TenantApiClient>();
-
-/**
- * The shared client for these settings: one per tenant and credentials, created on first use.
- * The credentials enter the key only as a hash, so the registry holds no second copy of a secret.
- */
-export function getTenantClient(settings: TenantSettings): TenantApiClient {
-  const { credentials } = settings;
-  const identity =
-    credentials.kind === "apiToken"
-      ? `token:${createHash("sha256").update(credentials.token).digest("hex")}`
-      : `client:${credentials.clientId}:${createHash("sha256").update(credentials.clientSecret).digest("hex")}:${credentials.audience}`;
-  const key = `${settings.origin} ${identity} ${settings.requestTimeoutMs}`;
-  let client = clients.get(key);
-  if (!client) {
-    let limiter = limiters.get(settings.origin);
-    if (!limiter) {
-      limiter = new TenantRateLimiter();
-      limiters.set(settings.origin, limiter);
-    }
-    client = new TenantApiClient(settings, { limiter });
-    clients.set(key, client);
-  }
-  return client;
 }
 
 /**

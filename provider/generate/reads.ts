@@ -8,14 +8,10 @@
  * @module
  */
 
-import {
-  getTenantClient,
-  type OperationContext,
-  startOperation,
-  type TenantApiClient,
-} from "../api/client.js";
-import { clientDirectoryOf, clientListRequest } from "../api/client-gateway.js";
+import { type OperationContext, startOperation, type TenantApiClient } from "../api/client.js";
 import { type DirectoryPage, pageCountOf, type WireClient } from "../api/client-read-policy.js";
+import { clientListRequest } from "../api/client-requests.js";
+import { clientDirectoryOf, getTenantClient } from "../api/tenants.js";
 import type { TenantSettings } from "../config.js";
 import { UnknownClientError } from "../errors.js";
 

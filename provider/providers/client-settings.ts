@@ -1,10 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import {
-  apiClientGateway,
-  type ClientGateway,
-  startClientReadPass,
-  type WireClient,
-} from "../api/client-gateway.js";
+import { apiClientGateway, type ClientGateway, type WireClient } from "../api/client-gateway.js";
+import { startClientReadPass } from "../api/tenants.js";
 import { withConnectionChange } from "../connection/change.js";
 import type { Props } from "../json.js";
 import {

@@ -1,9 +1,5 @@
-import {
-  getTenantClient,
-  type OperationContext,
-  startOperation,
-  type TenantApiClient,
-} from "../api/client.js";
+import { type OperationContext, startOperation, type TenantApiClient } from "../api/client.js";
+import { getTenantClient } from "../api/tenants.js";
 import { settingsFor, type TenantSettings } from "../config.js";
 import { TenantError } from "../errors.js";
 import { describeResource } from "../resource-name.js";
