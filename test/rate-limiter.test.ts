@@ -90,6 +90,16 @@ describe("TenantRateLimiter", () => {
     expect(limiter.state().rate).toBeCloseTo(10, 6);
   });
 
+  it("learns the rate from when the request went out, so an answer read late does not speed it up", async () => {
+    const limiter = new TenantRateLimiter();
+    const sentAt = await limiter.acquire();
+    // The server counted the request as it arrived: 20 tokens missing, full in exactly 2 s.
+    const reset = sentAt / 1000 + 2;
+    await vi.advanceTimersByTimeAsync(300);
+    limiter.release({ limit: 20, remaining: 0, reset }, 200, sentAt);
+    expect(limiter.state().rate).toBeCloseTo(10, 6);
+  });
+
   it("keeps the largest lower bound, so a rounded-up reset does not slow it down", async () => {
     const limiter = await afterFirstAnswer({ limit: 20, remaining: 0, resetIn: 2 });
     const next = limiter.acquire();

@@ -1,8 +1,9 @@
 /**
  * Reads and writes the tenant's clients (applications) in the wire's spelling, for the
- * `ClientSettings` resource. Reads go through the tenant's {@link ClientDirectory}, which answers
- * them from single GETs or from list pages, whichever costs fewer calls (docs/client-reads.md);
- * every PATCH answer is handed back to it, so a read after a write sees the write. The resource
+ * `ClientSettings` resource. Reads go through the tenant's current {@link ClientReadPass}, which
+ * answers them from single GETs or from list pages, whichever costs fewer calls
+ * (docs/client-reads.md); every PATCH answer is handed back to it, so a read after a write sees the
+ * write. The resource
  * depends only on {@link ClientGateway}.
  *
  * @module
@@ -11,7 +12,7 @@
 import type { OperationContext, TenantApiClient } from "./client.js";
 import type { WireClient } from "./client-read-policy.js";
 import { clientPath, clientReadRequest } from "./client-requests.js";
-import { clientDirectoryOf } from "./tenants.js";
+import { clientReadPassOf } from "./tenants.js";
 
 export type { WireClient } from "./client-read-policy.js";
 
@@ -39,19 +40,19 @@ export interface ClientGateway {
 }
 
 /**
- * The gateway of `api`'s tenant for one operation: reads through the tenant's directory, writes
- * straight to the API, and every write's answer (the whole client) goes back to the directory.
+ * The gateway of `api`'s tenant for one operation: reads through the tenant's read pass, writes
+ * straight to the API, and every write's answer (the whole client) goes back to the pass.
  */
 export function apiClientGateway(api: TenantApiClient, context: OperationContext): ClientGateway {
-  const directory = clientDirectoryOf(api);
+  const pass = clientReadPassOf(api);
   const find = (clientId: string, fields: readonly string[]) =>
-    directory.get(clientId, fields, context);
+    pass.read(clientId, fields, context);
   return {
     findClient: find,
     getClient: async (clientId, fields) => {
       const found = await find(clientId, fields);
       if (found !== undefined) return found;
-      // Only a single GET's 404 makes the directory answer "no such client"; asking once more
+      // Only a single GET's 404 makes the pass answer "no such client"; asking once more
       // without accepting 404 turns the tenant's own answer into the error, exactly as it reads.
       return (await api.call<WireClient>(context, clientReadRequest(clientId, fields))).data;
     },
@@ -66,17 +67,17 @@ export function apiClientGateway(api: TenantApiClient, context: OperationContext
         });
       } catch (error) {
         // The write may or may not have landed: the next read of this client asks the tenant.
-        directory.forget(clientId);
+        pass.forget(clientId);
         throw error;
       }
       if (answer.status !== 200) {
-        directory.forget(clientId);
+        pass.forget(clientId);
         return undefined;
       }
       if (typeof answer.data?.client_id === "string") {
-        directory.remember(answer.data as WireClient);
+        pass.remember(answer.data as WireClient);
       } else {
-        directory.forget(clientId);
+        pass.forget(clientId);
       }
       return answer.data;
     },

@@ -1,73 +1,123 @@
 /**
- * One read pass of the client directory (docs/client-reads.md): the reads of one command, what it
- * fetched, and the calls it decides to make. {@link ClientDirectory} (client-directory.ts) starts
- * a pass per command and hands it every read.
+ * One read pass of a tenant's clients (docs/client-reads.md): every client read of one command,
+ * batched by one DataLoader, whose batch function fetches the list pages {@link planBatch} chooses
+ * and answers each read from the pass's entries or by its own single GET.
+ *
+ * Freshness: a pass serves only what it fetched itself, and the provider starts a new one per
+ * command ({@link startClientReadPass} in tenants.ts), so a refresh sees every change made before
+ * it began. The provider's own PATCH answers go in with {@link ClientReadPass.remember}; a PATCH
+ * whose outcome is unknown takes its client out with {@link ClientReadPass.forget}.
  *
  * @module
  */
 
+import DataLoader from "dataloader";
 import {
   CLIENT_PAGE_SIZE,
-  type ClientDirectoryStats,
-  type ClientDirectoryTransport,
+  type ClientReadTransport,
   covers,
   type Entry,
   ID_FIELD,
+  includesAll,
   pageCountOf,
   pickFields,
-  shouldListRemainingPages,
+  planBatch,
+  type ReadStanding,
+  standingOf,
   type WireClient,
 } from "./client-read-policy.js";
 
-interface Waiter<C> {
+/** One read: a client, the wire fields it asks for (`client_id` included), and its context. */
+interface ClientRead<C> {
   readonly id: string;
   readonly fields: ReadonlySet<string>;
   readonly context: C;
-  readonly resolve: (client: WireClient | undefined) => void;
-  readonly reject: (error: unknown) => void;
 }
 
-interface PageState {
-  /** Answered at least once during this pass. */
-  done: boolean;
-  /** Fetches of this page in flight. */
-  inFlight: number;
+/** A call under way or answered, with the fields it asked for. */
+interface Fetch<T> {
+  readonly fields: ReadonlySet<string>;
+  readonly answer: Promise<T>;
+}
+
+/** Calls made by a pass, by kind. */
+export interface ClientReadStats {
+  /** Single-client GETs. */
+  singleGets: number;
+  /** List pages. */
+  pages: number;
 }
 
 /**
- * The reads of one pass. A pass that has been replaced keeps answering the reads it already
- * holds, from its own fetches, but takes no new ones.
+ * The client reads of one command against one tenant and credentials.
+ *
+ * Cost (docs/client-reads.md, "Bound"): for `N` reads of a tenant of `T` clients,
+ * `P = ceil(T/100)`, at most `2 * min(N, P) + 1` calls when every read asks for the same fields
+ * and nothing else writes to the tenant meanwhile; about `P` when most reads arrive together.
+ * Beyond that, each bounded: one single GET per client absent from a complete listing, one page
+ * refetch per page and growth of the requested fields, and single GETs for every read after a
+ * page failed.
+ *
+ * @typeParam C - the caller's per-read context, handed to the transport untouched.
  */
-export class ReadPass<C> {
-  private readonly union = new Set<string>([ID_FIELD]);
+export class ClientReadPass<C> {
+  /** Calls made so far. */
+  readonly stats: ClientReadStats = { singleGets: 0, pages: 0 };
+  private readonly loader: DataLoader<ClientRead<C>, WireClient | undefined>;
+  /** `client_id` and every field asked for so far: what every call asks for. */
+  private readonly fields = new Set<string>([ID_FIELD]);
   private readonly entries = new Map<string, Entry>();
-  /** Ids remembered or forgotten, with when: a fetch sent before that must not overwrite them. */
+  /** Clients remembered or forgotten, with when: a fetch sent before must not overwrite them. */
   private readonly touchedAt = new Map<string, number>();
-  private readonly pages = new Map<number, PageState>();
-  /** The ids each page held when it was last answered. */
-  private readonly pageIds = new Map<number, ReadonlySet<string>>();
-  /** Single GETs in flight per id, with the fields they ask for. */
-  private readonly getting = new Map<string, ReadonlySet<string>[]>();
-  private waiting: Waiter<C>[] = [];
+  /** The latest fetch of each page. */
+  private readonly pages = new Map<number, Fetch<void>>();
+  /** Single GETs under way, per client. */
+  private readonly singles = new Map<string, Fetch<WireClient | undefined>[]>();
+  /** Pages answered during the pass. */
+  private readonly pagesAnswered = new Set<number>();
+  /** Page fetches under way: batches wait for them before they are decided. */
+  private readonly pagesUnderWay = new Set<Promise<void>>();
+  /** The logical clock that orders fetches and PATCH answers: later data wins. */
   private clock = 0;
+  /** The tenant's client count, from the first page answered. */
   private total: number | undefined;
+  private rented = 0;
   private listing = false;
-  private degraded = false;
-  private rentedGets = 0;
-  private pumpScheduled = false;
-  readonly stats: ClientDirectoryStats = { singleGets: 0, pages: 0 };
+  /** A page failed: the pass reads every client singly from then on. */
+  private pagesFailed = false;
 
-  constructor(private readonly transport: ClientDirectoryTransport<C>) {}
-
-  get(id: string, wanted: readonly string[], context: C): Promise<WireClient | undefined> {
-    const fields = new Set([ID_FIELD, ...wanted]);
-    for (const field of fields) this.union.add(field);
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ id, fields, context, resolve, reject });
-      this.schedulePump();
+  /** @param transport - the two calls the pass makes; see {@link ClientReadTransport}. */
+  constructor(private readonly transport: ClientReadTransport<C>) {
+    this.loader = new DataLoader((reads) => this.readBatch(reads), {
+      // Reads go to the batch function as they come; memoizing is the entries' job, which also
+      // knows about PATCH answers.
+      cache: false,
+      batchScheduleFn: (dispatch) => this.afterPagesUnderWay(dispatch),
     });
   }
 
+  /**
+   * The client's `fields` (wire names) as the API answers them now, or `undefined` when the
+   * client does not exist (a single GET answered 404; absence from list pages alone is never
+   * trusted). The answer holds `client_id` and those of `fields` the API answered: a field the
+   * client lacks, or key material the credentials may not read (`client_secret`, `encryption_key`,
+   * `client_authentication_methods` without `read:client_keys`), is absent, as in a single GET.
+   *
+   * Rejects with the transport's error only for a single GET made on this read's own context.
+   *
+   * @param context - passed to the transport for any call this read causes.
+   */
+  read(id: string, fields: readonly string[], context: C): Promise<WireClient | undefined> {
+    const wanted = new Set([ID_FIELD, ...fields]);
+    for (const field of wanted) this.fields.add(field);
+    return this.loader.load({ id, fields: wanted, context });
+  }
+
+  /**
+   * Records a PATCH answer (the whole client): later reads of any fields are served from it, and
+   * a page or GET sent before it cannot overwrite it. A PATCH answer that is not the whole client
+   * must not be passed here: {@link ClientReadPass.forget} the client instead.
+   */
   remember(client: WireClient): void {
     const sentAt = this.tick();
     this.touchedAt.set(client.client_id, sentAt);
@@ -77,208 +127,175 @@ export class ReadPass<C> {
       page: undefined,
       sentAt,
     });
-    this.schedulePump();
   }
 
+  /**
+   * Drops what the pass knows about a client, e.g. after a PATCH that failed or timed out (its
+   * outcome is unknown): the next read of it is a single GET, and fetches sent before cannot
+   * restore it.
+   */
   forget(id: string): void {
     this.touchedAt.set(id, this.tick());
     this.entries.delete(id);
   }
 
-  private tick(): number {
-    this.clock += 1;
-    return this.clock;
+  /**
+   * Reads that arrive while a page is being fetched wait for it and are decided together, as one
+   * batch: Pulumi sends reads one gRPC call at a time, and most of a refresh's reads arrive while
+   * page 0 is under way (docs/client-reads.md, "Batches").
+   */
+  private afterPagesUnderWay(dispatch: () => void): void {
+    const settled = async () => {
+      // Bounded: every round waits for fetches already under way, and a pass fetches each page
+      // at most once per growth of its fields.
+      while (this.pagesUnderWay.size > 0) await Promise.allSettled(this.pagesUnderWay);
+    };
+    void settled().then(dispatch);
   }
 
   /**
-   * Decisions wait for the current turn's reads: reads issued together (Pulumi's parallel reads,
-   * `Promise.all` in tests) are decided as one batch.
+   * The batch function. While the tenant's size is unknown, a batch with a miss fetches page 0
+   * and then joins the reads that arrived meanwhile, so that all of them are decided together.
+   * Otherwise: the pages {@link planBatch} chooses, then each read's answer.
    */
-  private schedulePump(): void {
-    if (this.pumpScheduled) return;
-    this.pumpScheduled = true;
-    queueMicrotask(() => {
-      this.pumpScheduled = false;
-      this.pump();
+  private async readBatch(
+    reads: readonly ClientRead<C>[],
+  ): Promise<Array<WireClient | undefined | Error>> {
+    const [first] = reads;
+    if (first === undefined) return [];
+    const fields = new Set(reads.flatMap((read) => [...read.fields]));
+    if (this.total === undefined && !this.pagesFailed) {
+      if (reads.some((read) => this.standingOf(read, false).kind === "miss")) {
+        await this.fetchPage(0, fields, first.context);
+        return Promise.all(reads.map((read) => this.loader.load(read).catch(asError)));
+      }
+    } else if (this.total !== undefined && !this.pagesFailed) {
+      const pageCount = pageCountOf(this.total);
+      const listed = this.isListed(pageCount);
+      const plan = planBatch(
+        reads.map((read) => ({ id: read.id, standing: this.standingOf(read, listed) })),
+        { pageCount, rented: this.rented, listing: this.listing },
+      );
+      this.rented += plan.rents;
+      this.listing ||= plan.lists;
+      await Promise.all(plan.pages.map((page) => this.fetchPage(page, fields, first.context)));
+    }
+    return Promise.all(reads.map((read) => this.answer(read).catch(asError)));
+  }
+
+  private standingOf(read: ClientRead<C>, listed: boolean): ReadStanding {
+    return standingOf(read.fields, {
+      entry: this.entries.get(read.id),
+      touched: this.touchedAt.has(read.id),
+      listed,
     });
   }
 
-  /** Serves what can be served and sends the calls the policy chooses for the rest. */
-  private pump(): void {
-    const unlocated: Waiter<C>[] = [];
-    const unlocatedIds = new Set<string>();
-    const refetch = new Map<number, C>();
-    let firstPageFor: Waiter<C> | undefined;
-    const pageCount = this.total === undefined ? undefined : pageCountOf(this.total);
-    for (const waiter of this.waiting.slice()) {
-      const entry = this.entries.get(waiter.id);
-      if (entry !== undefined && covers(entry, waiter.fields)) {
-        this.answer(waiter, entry.client);
-      } else if (this.gettingCovers(waiter)) {
-        // A single GET of this client with these fields is on its way: its entry will serve.
-      } else if (this.degraded) {
-        this.singleGet(waiter);
-      } else if (entry?.page !== undefined) {
-        // Located, but fetched with fewer fields: one call refetches the whole page, never more
-        // than the single GET it replaces.
-        if (this.pageState(entry.page).inFlight === 0) refetch.set(entry.page, waiter.context);
-      } else if (entry !== undefined || this.touchedAt.has(waiter.id)) {
-        this.singleGet(waiter);
-      } else if (pageCount === undefined) {
-        firstPageFor ??= waiter;
-      } else if (this.allPagesDone(pageCount)) {
-        // Absent from a complete listing. Offset paging can skip a client when another is deleted
-        // between two pages, and "not found" makes a refresh drop the resource, so a single GET
-        // confirms it (docs/client-reads.md, "Absent clients").
-        this.singleGet(waiter);
-      } else if (!this.listing && !unlocatedIds.has(waiter.id)) {
-        // Two reads of one client are one miss: the second is served by the first's fetch.
-        unlocatedIds.add(waiter.id);
-        unlocated.push(waiter);
-      }
+  /** From the pass's entries when one holds every field, else by a single GET. */
+  private async answer(read: ClientRead<C>): Promise<WireClient | undefined> {
+    const entry = this.entries.get(read.id);
+    if (entry !== undefined && covers(entry, read.fields)) return narrowed(entry.client, read);
+    const underWay = this.singles.get(read.id)?.find((get) => includesAll(get.fields, read.fields));
+    if (underWay !== undefined) {
+      // Another read's GET of this client is on its way; should it fail, this read makes its own
+      // call, so that each read reports its own failure under its own name.
+      const shared = await underWay.answer.then(
+        (client) => ({ client }),
+        () => undefined,
+      );
+      if (shared !== undefined) return narrowed(shared.client, read);
     }
-    if (firstPageFor !== undefined && this.pageState(0).inFlight === 0) {
-      this.fetchPage(0, firstPageFor.context);
-    }
-    for (const [page, context] of refetch) this.fetchPage(page, context);
-    const first = unlocated[0];
-    if (first !== undefined && pageCount !== undefined) {
-      if (shouldListRemainingPages(this.rentedGets, unlocated.length, pageCount)) {
-        this.listing = true;
-        for (let page = 0; page < pageCount; page += 1) {
-          const state = this.pageState(page);
-          if (!state.done && state.inFlight === 0) this.fetchPage(page, first.context);
-        }
-      } else {
-        for (const waiter of unlocated) {
-          this.rentedGets += 1;
-          this.singleGet(waiter);
-        }
-      }
-    }
-    // Progress guarantee: a read still waiting with nothing in flight would wait forever.
-    if (this.waiting.length > 0 && !this.anythingInFlight()) {
-      for (const waiter of this.waiting.slice()) this.singleGet(waiter);
-    }
+    return narrowed(await this.singleGet(read), read);
   }
 
-  private answer(waiter: Waiter<C>, client: WireClient | undefined): void {
-    this.waiting = this.waiting.filter((w) => w !== waiter);
-    waiter.resolve(client === undefined ? undefined : pickFields(client, waiter.fields));
+  /** `GET /clients/{id}` for `read`, asking for every field of the pass. */
+  private singleGet(read: ClientRead<C>): Promise<WireClient | undefined> {
+    const fields = this.requestFields();
+    const sentAt = this.tick();
+    this.stats.singleGets += 1;
+    const answer = this.transport.getOne(read.id, [...fields], read.context).then((client) => {
+      this.store(read.id, client, { fields, page: undefined, sentAt });
+      return client;
+    });
+    const get = { fields, answer };
+    const underWay = this.singles.get(read.id) ?? [];
+    this.singles.set(read.id, [...underWay, get]);
+    const done = () => {
+      const rest = (this.singles.get(read.id) ?? []).filter((other) => other !== get);
+      if (rest.length === 0) this.singles.delete(read.id);
+      else this.singles.set(read.id, rest);
+    };
+    answer.then(done, done);
+    return answer;
   }
 
-  private pageState(page: number): PageState {
-    let state = this.pages.get(page);
-    if (state === undefined) {
-      state = { done: false, inFlight: 0 };
-      this.pages.set(page, state);
-    }
-    return state;
+  /**
+   * The latest fetch of `page` if it asked for every one of `fields`, else a new fetch asking
+   * for every field of the pass. Never rejects: a failed page makes the pass read singly, and
+   * each read then reports its own failure, if any, under its own name.
+   */
+  private fetchPage(page: number, fields: ReadonlySet<string>, context: C): Promise<void> {
+    const latest = this.pages.get(page);
+    if (latest !== undefined && includesAll(latest.fields, fields)) return latest.answer;
+    const asked = this.requestFields();
+    const sentAt = this.tick();
+    this.stats.pages += 1;
+    const answer: Promise<void> = this.transport
+      .listPage(page, CLIENT_PAGE_SIZE, [...asked], context)
+      .then(
+        (answered) => {
+          // The first answer fixes the page count of the pass; clients created later fall
+          // outside it and are found by a single GET.
+          this.total ??= answered.total;
+          this.pagesAnswered.add(page);
+          for (const client of answered.clients) {
+            this.store(client.client_id, client, { fields: asked, page, sentAt });
+          }
+        },
+        () => {
+          // The transport has already retried what can be retried.
+          this.pagesFailed = true;
+        },
+      )
+      .finally(() => this.pagesUnderWay.delete(answer));
+    this.pages.set(page, { fields: asked, answer });
+    this.pagesUnderWay.add(answer);
+    return answer;
   }
 
-  private allPagesDone(pageCount: number): boolean {
-    for (let page = 0; page < pageCount; page += 1) {
-      if (!this.pages.get(page)?.done) return false;
-    }
-    return true;
-  }
-
-  private anythingInFlight(): boolean {
-    for (const state of this.pages.values()) if (state.inFlight > 0) return true;
-    return this.getting.size > 0;
-  }
-
-  private gettingCovers(waiter: Waiter<C>): boolean {
-    const inFlight = this.getting.get(waiter.id) ?? [];
-    return inFlight.some((fields) => [...waiter.fields].every((field) => fields.has(field)));
-  }
-
-  /** The fields a call asks for: everything asked so far, `client_id` first, the rest sorted. */
-  private requestFields(): { list: string[]; set: ReadonlySet<string> } {
-    const rest = [...this.union].filter((field) => field !== ID_FIELD).sort();
-    const list = [ID_FIELD, ...rest];
-    return { list, set: new Set(list) };
-  }
-
-  /** Stores a fetched client unless the pass holds newer data about it. */
-  private store(client: WireClient, entry: Omit<Entry, "client">): void {
-    const id = client.client_id;
+  /** Stores a fetched client (or its absence) unless the pass holds newer data about it. */
+  private store(id: string, client: WireClient | undefined, entry: Omit<Entry, "client">): void {
     if ((this.touchedAt.get(id) ?? 0) > entry.sentAt) return;
     const known = this.entries.get(id);
     if (known !== undefined && known.sentAt > entry.sentAt) return;
     this.entries.set(id, { ...entry, client });
   }
 
-  private singleGet(waiter: Waiter<C>): void {
-    this.waiting = this.waiting.filter((w) => w !== waiter);
-    const { list, set } = this.requestFields();
-    const sentAt = this.tick();
-    const inFlight = this.getting.get(waiter.id) ?? [];
-    inFlight.push(set);
-    this.getting.set(waiter.id, inFlight);
-    this.stats.singleGets += 1;
-    this.transport.getOne(waiter.id, list, waiter.context).then(
-      (client) => {
-        this.doneGetting(waiter.id, set);
-        if (client === undefined) {
-          if ((this.touchedAt.get(waiter.id) ?? 0) <= sentAt) {
-            this.entries.set(waiter.id, { client, fields: "all", page: undefined, sentAt });
-          }
-        } else this.store(client, { fields: set, page: undefined, sentAt });
-        waiter.resolve(client === undefined ? undefined : pickFields(client, waiter.fields));
-        this.schedulePump();
-      },
-      (error: unknown) => {
-        this.doneGetting(waiter.id, set);
-        waiter.reject(error);
-        this.schedulePump();
-      },
-    );
+  /** What every call asks for: `client_id` first, then every field asked for so far, sorted. */
+  private requestFields(): ReadonlySet<string> {
+    const rest = [...this.fields].filter((field) => field !== ID_FIELD).sort();
+    return new Set([ID_FIELD, ...rest]);
   }
 
-  private doneGetting(id: string, fields: ReadonlySet<string>): void {
-    const remaining = (this.getting.get(id) ?? []).filter((f) => f !== fields);
-    if (remaining.length === 0) this.getting.delete(id);
-    else this.getting.set(id, remaining);
+  private isListed(pageCount: number): boolean {
+    for (let page = 0; page < pageCount; page += 1) {
+      if (!this.pagesAnswered.has(page)) return false;
+    }
+    return true;
   }
 
-  private fetchPage(page: number, context: C): void {
-    const state = this.pageState(page);
-    const { list, set } = this.requestFields();
-    const sentAt = this.tick();
-    state.inFlight += 1;
-    this.stats.pages += 1;
-    this.transport.listPage(page, CLIENT_PAGE_SIZE, list, context).then(
-      (answer) => {
-        state.inFlight -= 1;
-        state.done = true;
-        // The first answer fixes the page count of the pass; clients created later fall outside
-        // it and are found by a single GET.
-        this.total ??= answer.total;
-        const ids = new Set<string>();
-        for (const client of answer.clients) {
-          ids.add(client.client_id);
-          this.store(client, { fields: set, page, sentAt });
-        }
-        // A client that was on this page and is not any more (a deletion moved it to another
-        // page) is no longer located: its next read needing more fields is a single GET, not
-        // another refetch of this page.
-        for (const id of this.pageIds.get(page) ?? []) {
-          const entry = this.entries.get(id);
-          if (!ids.has(id) && entry?.page === page)
-            this.entries.set(id, { ...entry, page: undefined });
-        }
-        this.pageIds.set(page, ids);
-        this.schedulePump();
-      },
-      () => {
-        // The transport has already retried what can be retried. The error belongs to the read
-        // whose context made the call, but every read waiting on the page is served alike: by its
-        // own single GET, which reports its own failure, if any, under its own name.
-        state.inFlight -= 1;
-        this.degraded = true;
-        this.schedulePump();
-      },
-    );
+  private tick(): number {
+    this.clock += 1;
+    return this.clock;
   }
+}
+
+/** The client narrowed to what `read` asked for; a fresh object. */
+function narrowed<C>(client: WireClient | undefined, read: ClientRead<C>): WireClient | undefined {
+  return client === undefined ? undefined : pickFields(client, read.fields);
+}
+
+/** DataLoader takes a failed read as an Error in the batch's answers. */
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
 }

@@ -1,7 +1,8 @@
 /**
- * The client directory's decisions and vocabulary (docs/client-reads.md): what a read answers, what
- * the directory asks the API for, and the pure rules that choose between single GETs and list
- * pages, exported so they are tested on their own.
+ * The vocabulary and the pure decisions of client reads (docs/client-reads.md): what a read
+ * answers, the two calls a read pass makes, and the rules that choose, per batch of reads, between
+ * single GETs and list pages. The read pass (client-reads.ts) only carries out what
+ * {@link planBatch} decides.
  *
  * @module
  */
@@ -23,13 +24,13 @@ export interface DirectoryPage {
 }
 
 /**
- * How the directory reaches the API. Both functions carry the context of the read that made the
- * directory call (the gateway's operation context: resource name, deadline), so a failure is
- * reported by, and bounded by the deadline of, a read that caused it.
+ * How a read pass reaches the API. Both functions carry the context of the read that made the
+ * call (the gateway's operation context: resource name, deadline), so a failure is reported by,
+ * and bounded by the deadline of, a read that caused it.
  *
  * @typeParam C - the caller's per-read context, passed through untouched.
  */
-export interface ClientDirectoryTransport<C> {
+export interface ClientReadTransport<C> {
   /**
    * `GET /clients/{id}?fields=...&include_fields=true`: the client, or `undefined` when the API
    * answers 404 (no such client). Any other failure rejects.
@@ -37,7 +38,7 @@ export interface ClientDirectoryTransport<C> {
   getOne(id: string, fields: readonly string[], context: C): Promise<WireClient | undefined>;
   /**
    * `GET /clients?page=...&per_page=...&include_totals=true&fields=...&include_fields=true`.
-   * A failure rejects; the directory then reads the waiting clients one by one.
+   * A failure rejects; the pass then reads its clients one by one.
    */
   listPage(
     page: number,
@@ -50,7 +51,7 @@ export interface ClientDirectoryTransport<C> {
 /** Clients per list page: the platform's maximum. */
 export const CLIENT_PAGE_SIZE = 100;
 
-/** The field every read asks for, so that page entries can be told apart. */
+/** The field every call asks for, so that the clients of a page can be told apart. */
 export const ID_FIELD = "client_id";
 
 /** How many list pages hold a tenant of `total` clients (0 for an empty tenant). */
@@ -75,8 +76,10 @@ export function singleGetBudget(pageCount: number): number {
 /**
  * The rental decision: list the remaining pages rather than read `misses` more clients one by
  * one, given the `spent` single GETs of the pass so far? True once the GETs would exceed
- * {@link singleGetBudget}. Concurrent reads arrive as a batch of misses, so a large batch lists at
- * once (the stack evidently manages many clients), a small one still reads singly.
+ * {@link singleGetBudget}. Reads that arrive together are one batch of misses, so a large batch
+ * lists at once (the stack evidently manages many clients), a small one still reads singly.
+ *
+ * @internal
  */
 export function shouldListRemainingPages(
   spent: number,
@@ -84,14 +87,6 @@ export function shouldListRemainingPages(
   pageCount: number,
 ): boolean {
   return spent + misses > singleGetBudget(pageCount);
-}
-
-/** Calls made during the current pass, by kind. */
-export interface ClientDirectoryStats {
-  /** Single-client GETs. */
-  singleGets: number;
-  /** List pages. */
-  pages: number;
 }
 
 /** A known client: what a fetch answered, and which fields that fetch asked for. */
@@ -106,11 +101,15 @@ export interface Entry {
   readonly sentAt: number;
 }
 
+/** Whether `asked` holds every one of `wanted`. */
+export function includesAll(asked: ReadonlySet<string>, wanted: ReadonlySet<string>): boolean {
+  for (const field of wanted) if (!asked.has(field)) return false;
+  return true;
+}
+
 /** Whether an entry holds every field of a read (absence included: the fetch asked for it). */
 export function covers(entry: Entry, fields: ReadonlySet<string>): boolean {
-  if (entry.fields === "all") return true;
-  for (const field of fields) if (!entry.fields.has(field)) return false;
-  return true;
+  return entry.fields === "all" || includesAll(entry.fields, fields);
 }
 
 /** The client narrowed to the fields a read asked for, plus its id; a fresh object. */
@@ -120,4 +119,83 @@ export function pickFields(client: WireClient, fields: ReadonlySet<string>): Wir
     if (Object.hasOwn(client, field)) answer[field] = structuredClone(client[field]);
   }
   return answer;
+}
+
+/**
+ * Where a read stands when its batch is decided, from what the pass holds about its client:
+ * - `answered`: an entry holds every field it asks for (absence included);
+ * - `refetch`: its client is on page `page`, fetched without some of its fields;
+ * - `single`: only a single GET answers it: its client was remembered, forgotten or read singly,
+ *   or is on no page of a complete listing (docs/client-reads.md, "Calls outside the bound");
+ * - `miss`: its client is on none of the pages fetched so far.
+ */
+export type ReadStanding =
+  | { readonly kind: "answered" | "single" | "miss" }
+  | { readonly kind: "refetch"; readonly page: number };
+
+/** What the pass holds about one client, as {@link standingOf} weighs it. */
+export interface ClientKnowledge {
+  /** The latest fetch or PATCH answer that included the client, if any. */
+  readonly entry: Entry | undefined;
+  /** Whether a PATCH was remembered or forgotten for it during the pass. */
+  readonly touched: boolean;
+  /** Whether every page of the tenant has been answered during the pass. */
+  readonly listed: boolean;
+}
+
+/** The standing of a read of `fields` (see {@link ReadStanding}). */
+export function standingOf(fields: ReadonlySet<string>, known: ClientKnowledge): ReadStanding {
+  const { entry } = known;
+  if (entry !== undefined && covers(entry, fields)) return { kind: "answered" };
+  // Located, but fetched with fewer fields: one call refetches the whole page, never more than
+  // the single GET it replaces.
+  if (entry?.page !== undefined) return { kind: "refetch", page: entry.page };
+  if (entry !== undefined || known.touched || known.listed) return { kind: "single" };
+  return { kind: "miss" };
+}
+
+/** The pass so far, as {@link planBatch} weighs it. */
+export interface PassProgress {
+  /** List pages of the tenant, from page 0's total. */
+  readonly pageCount: number;
+  /** Single GETs spent on misses so far. */
+  readonly rented: number;
+  /** Whether an earlier batch chose to list every page. */
+  readonly listing: boolean;
+}
+
+/** The calls a batch makes before its reads are answered from what the pass holds. */
+export interface BatchPlan {
+  /** Pages to fetch, or to wait for when a fetch with the batch's fields is already under way. */
+  readonly pages: readonly number[];
+  /** Whether this batch chooses to list every page (at most once per pass). */
+  readonly lists: boolean;
+  /** Single GETs this batch spends on its misses, one per client. */
+  readonly rents: number;
+}
+
+/**
+ * What a batch of reads, given their clients and standings, makes the pass do: refetch the pages
+ * of stale entries, and for the misses (distinct clients) either rent a single GET each or list
+ * every page ({@link shouldListRemainingPages}). Once a pass lists, later misses wait for the
+ * listing. Reads answered, and reads that need a single GET anyway, add nothing here: after the
+ * pages, each read is answered from the pass's entries or by its own single GET.
+ */
+export function planBatch(
+  reads: ReadonlyArray<{ readonly id: string; readonly standing: ReadStanding }>,
+  pass: PassProgress,
+): BatchPlan {
+  const pages = new Set<number>();
+  const misses = new Set<string>();
+  for (const { id, standing } of reads) {
+    if (standing.kind === "refetch") pages.add(standing.page);
+    else if (standing.kind === "miss") misses.add(id);
+  }
+  const everyPage = Array.from({ length: pass.pageCount }, (_, page) => page);
+  if (misses.size === 0) return { pages: [...pages], lists: false, rents: 0 };
+  if (pass.listing) return { pages: everyPage, lists: false, rents: 0 };
+  if (shouldListRemainingPages(pass.rented, misses.size, pass.pageCount)) {
+    return { pages: everyPage, lists: true, rents: 0 };
+  }
+  return { pages: [...pages], lists: false, rents: misses.size };
 }

@@ -1,6 +1,6 @@
 /**
- * The requests that read and write clients, as pure values, and the two calls a client directory
- * makes with them.
+ * The requests that read and write clients, as pure values, and the two calls a read pass makes
+ * with them.
  *
  * @module
  */
@@ -8,7 +8,7 @@
 import type { ApiRequest, OperationContext, TenantApiClient } from "./client.js";
 import {
   CLIENT_PAGE_SIZE,
-  type ClientDirectoryTransport,
+  type ClientReadTransport,
   type DirectoryPage,
   type WireClient,
 } from "./client-read-policy.js";
@@ -55,12 +55,10 @@ export function clientListRequest(
 }
 
 /**
- * The directory's two calls, made by `api` under the context of the read that caused them, so
+ * A read pass's two calls, made by `api` under the context of the read that caused them, so
  * their errors name that resource and count against its deadline.
  */
-export function directoryTransport(
-  api: TenantApiClient,
-): ClientDirectoryTransport<OperationContext> {
+export function clientReadTransport(api: TenantApiClient): ClientReadTransport<OperationContext> {
   return {
     getOne: async (id, fields, context) => {
       const answer = await api.call<WireClient>(context, {

@@ -109,7 +109,7 @@ export function createApiHttp(options: {
   const { limiter, stats } = options;
   const transport = getAdapter(axios.defaults.adapter);
   const paced: AxiosAdapter = async (config) => {
-    await limiter.acquire(config.signal as AbortSignal | undefined);
+    const sentAt = await limiter.acquire(config.signal as AbortSignal | undefined);
     stats.attempts += 1;
     let response: AxiosResponse | undefined;
     try {
@@ -123,6 +123,7 @@ export function createApiHttp(options: {
       limiter.release(
         response ? parseRateLimitHeaders(response.headers as Record<string, unknown>) : undefined,
         response?.status,
+        sentAt,
       );
     }
   };

@@ -14,9 +14,11 @@
  * `(limit - remaining) / (reset - now)` is a lower bound of the rate (rounding `reset` up only
  * lengthens the denominator), so the largest bound seen so far converges on the true rate from
  * below: never faster than the tenant allows, and within a few percent of it after a few dozen
- * answers. Between answers the bucket refills locally at that rate; each answer re-synchronises the
- * local count with the server's, less the requests still in flight (which the server may not have
- * counted yet).
+ * answers. `now` is when the request was let out, not when its answer came back: the server counted
+ * it in between, so the bound stays a lower bound however late the answer is read (a provider busy
+ * for 200 ms would otherwise learn a rate above the tenant's and draw 429s). Between answers the
+ * bucket refills locally at that rate; each answer re-synchronises the local count with the
+ * server's, less the requests still in flight (which the server may not have counted yet).
  */
 
 /** What one HTTP answer says about the tenant's bucket. */
@@ -49,7 +51,7 @@ export interface RateLimiterOptions {
 }
 
 interface Waiter {
-  resolve: () => void;
+  resolve: (sentAt: number) => void;
   reject: (reason: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
@@ -82,14 +84,15 @@ export class TenantRateLimiter {
 
   /**
    * Waits for a token, then counts the request as in flight; call {@link release} with the
-   * answer's headers when it ends (whatever the outcome). Waiters are served first come, first
-   * served.
+   * answer's headers and the time this resolves with when it ends (whatever the outcome). Waiters
+   * are served first come, first served.
    *
+   * @returns when the token was given (milliseconds since the epoch): the request goes out after.
    * @throws the signal's reason if `signal` aborts while waiting (the token is not taken).
    */
-  acquire(signal?: AbortSignal): Promise<void> {
+  acquire(signal?: AbortSignal): Promise<number> {
     signal?.throwIfAborted();
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<number>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
       if (signal) {
         waiter.onAbort = () => {
@@ -109,8 +112,11 @@ export class TenantRateLimiter {
    * Ends a request started with {@link acquire} and learns from its answer. With no headers (a
    * connection error) only the in-flight count changes. A 429 empties the local bucket: the server
    * just said it is empty, whatever the model thought.
+   *
+   * @param sentAt - what {@link acquire} resolved with; defaults to now, for an answer read as soon
+   *   as its request went out.
    */
-  release(headers: RateLimitHeaders | undefined, status?: number): void {
+  release(headers: RateLimitHeaders | undefined, status?: number, sentAt?: number): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
     this.refill();
     const { limit, remaining, reset } = headers ?? {};
@@ -123,7 +129,7 @@ export class TenantRateLimiter {
       this.tokens = Number.POSITIVE_INFINITY;
     }
     if (remaining !== undefined && remaining >= 0) {
-      this.learnRate(remaining, reset);
+      this.learnRate(remaining, reset, sentAt ?? this.now());
       this.tokens = remaining - this.inFlight;
     }
     if (status === 429) this.tokens = Math.min(this.tokens, -this.inFlight);
@@ -142,10 +148,10 @@ export class TenantRateLimiter {
     };
   }
 
-  private learnRate(remaining: number, reset: number | undefined): void {
+  private learnRate(remaining: number, reset: number | undefined, sentAt: number): void {
     if (this.limit === undefined || !Number.isFinite(this.limit) || reset === undefined) return;
     const missing = this.limit - remaining;
-    const secondsToFull = reset - this.now() / 1000;
+    const secondsToFull = reset - sentAt / 1000;
     // A full bucket, or a reset already in the past, says nothing about the refill rate.
     if (missing <= 0 || secondsToFull <= 0) return;
     const lowerBound = missing / secondsToFull;
@@ -172,7 +178,7 @@ export class TenantRateLimiter {
       }
       this.tokens -= 1;
       this.inFlight += 1;
-      waiter.resolve();
+      waiter.resolve(this.now());
     }
     this.schedule();
   }

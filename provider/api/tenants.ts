@@ -1,8 +1,8 @@
 /**
  * What the process keeps per tenant, in one place: Pulumi runs every dynamic resource of a stack
  * in one provider host process, so this is where the resources come to share one rate limiter per
- * tenant, one API client (with its token cache) per tenant and credentials, and one client
- * directory per API client. Nothing here is shared between two tenants (docs/decisions.md,
+ * tenant, one API client (with its token cache) per tenant and credentials, and one client read
+ * pass per API client. Nothing here is shared between two tenants (docs/decisions.md,
  * "Several tenants").
  *
  * @module
@@ -11,8 +11,8 @@
 import { createHash } from "node:crypto";
 import type { TenantSettings } from "../config.js";
 import { type OperationContext, TenantApiClient } from "./client.js";
-import { ClientDirectory } from "./client-directory.js";
-import { directoryTransport } from "./client-requests.js";
+import { ClientReadPass } from "./client-read-pass.js";
+import { clientReadTransport } from "./client-requests.js";
 import { TenantRateLimiter } from "./rate-limiter.js";
 
 /** One rate limiter per tenant (origin); one API client, with its token cache, per credentials. */
@@ -44,28 +44,31 @@ export function getTenantClient(settings: TenantSettings): TenantApiClient {
 }
 
 /**
- * One directory per API client, i.e. per tenant and credentials (what a read may see depends on
- * the credentials' scopes), for the life of the process: Pulumi starts a provider process per
- * command, and {@link startClientReadPass} scopes what it serves to the current command.
+ * The current read pass of each API client, i.e. of each tenant and credentials (what a read may
+ * see depends on the credentials' scopes).
  */
-const directories = new Map<TenantApiClient, ClientDirectory<OperationContext>>();
+const passes = new Map<TenantApiClient, ClientReadPass<OperationContext>>();
 
-/** The directory that answers the client reads of `api`'s tenant in this process. */
-export function clientDirectoryOf(api: TenantApiClient): ClientDirectory<OperationContext> {
-  let directory = directories.get(api);
-  if (directory === undefined) {
-    directory = new ClientDirectory(directoryTransport(api));
-    directories.set(api, directory);
+/**
+ * The pass that answers the client reads of `api`'s tenant in the current command. An operation
+ * takes it once, at its start: reads of an operation that began before a new pass are answered by
+ * the pass they began in, from its own fetches.
+ */
+export function clientReadPassOf(api: TenantApiClient): ClientReadPass<OperationContext> {
+  let pass = passes.get(api);
+  if (pass === undefined) {
+    pass = new ClientReadPass(clientReadTransport(api));
+    passes.set(api, pass);
   }
-  return directory;
+  return pass;
 }
 
 /**
- * Starts a new read pass in every directory: nothing fetched before is served again. The
+ * Starts a new read pass for every tenant: nothing fetched before is served again. The
  * ClientSettings provider calls it from `configure`, which the provider host runs once when a
- * command first uses the resource kind; tests that play several commands in one process call it
- * between them, as a new provider process would start afresh.
+ * command first uses the resource kind (Pulumi starts a provider process per command, and this
+ * scopes what the process serves to the current one).
  */
 export function startClientReadPass(): void {
-  for (const directory of directories.values()) directory.startPass();
+  passes.clear();
 }

@@ -11,7 +11,7 @@
 import { type OperationContext, startOperation, type TenantApiClient } from "../api/client.js";
 import { type DirectoryPage, pageCountOf, type WireClient } from "../api/client-read-policy.js";
 import { clientListRequest } from "../api/client-requests.js";
-import { clientDirectoryOf, getTenantClient } from "../api/tenants.js";
+import { clientReadPassOf, getTenantClient } from "../api/tenants.js";
 import type { TenantSettings } from "../config.js";
 import { UnknownClientError } from "../errors.js";
 
@@ -82,7 +82,7 @@ async function listAll(
 }
 
 /**
- * The named clients, through a client directory: a few ids cost a few single GETs, many ids the
+ * The named clients, through the tenant's read pass: a few ids cost a few single GETs, many ids the
  * list pages (docs/client-reads.md). Every id is confirmed: an id the tenant does not know fails
  * the command, naming every such id.
  *
@@ -94,11 +94,9 @@ async function readIds(
   ids: readonly string[],
   fields: readonly string[],
 ): Promise<WireClient[]> {
-  const directory = clientDirectoryOf(api);
+  const pass = clientReadPassOf(api);
   const unique = [...new Set(ids)];
-  const answers = await Promise.all(
-    unique.map((id) => directory.get(id, fields, context(settings))),
-  );
+  const answers = await Promise.all(unique.map((id) => pass.read(id, fields, context(settings))));
   const missing = unique.filter((_, index) => answers[index] === undefined);
   if (missing.length > 0) throw new UnknownClientError(missing);
   return answers.filter((client): client is WireClient => client !== undefined);

@@ -43,26 +43,42 @@ export interface ApiRequest {
   method: string;
   route: string;
   area: string;
+  /** The answer's status, once it has left. */
+  status?: number;
 }
 
-/** The tenant API's requests with their arrival times: pass {@link record} as its `onRequest`. */
+/**
+ * The tenant API's requests with their arrival times and answers: pass {@link record} as its
+ * `onRequest` and {@link answer} as its `onAnswer`.
+ */
 export class RequestLog {
   readonly requests: ApiRequest[] = [];
+  private readonly logged = new WeakMap<TenantApiRequest, ApiRequest>();
   readonly record = (request: TenantApiRequest): void => {
-    this.requests.push({
+    const entry: ApiRequest = {
       at: Date.now(),
       method: request.method,
       route: request.route,
       area: request.area,
-    });
+    };
+    this.logged.set(request, entry);
+    this.requests.push(entry);
+  };
+  readonly answer = (request: TenantApiRequest, status: number): void => {
+    const entry = this.logged.get(request);
+    if (entry !== undefined) entry.status = status;
   };
 }
 
 /** Management API requests (not the token endpoint). */
 export const isManagement = (request: ApiRequest): boolean => request.area === "management";
-/** Client reads: list pages and single GETs. */
+/**
+ * Client reads: list pages and single GETs, the tenant's 429s aside (their retries are the
+ * transport's, counted as {@link Pass.rateLimited}).
+ */
 export const isClientRead = (request: ApiRequest): boolean =>
   request.method === "GET" &&
+  request.status !== 429 &&
   (request.route === "/api/v2/clients" || request.route === "/api/v2/clients/:id");
 
 /** One call of the gRPC log, from the engine's side (client entries) or served (server entries). */
@@ -111,8 +127,10 @@ export interface Pass {
   firstCall?: { method: string; ms: number; medianMs: number };
   /** Management API requests in the pass. */
   api: ApiRequest[];
-  /** Of which client reads. */
+  /** Of which client reads (answered otherwise than 429). */
   reads: number;
+  /** Requests the tenant answered 429 (rate limited). */
+  rateLimited: number;
 }
 
 /** What one measured command did and where its time went. */
@@ -432,6 +450,7 @@ function passesOf(
         : {}),
       api: passApi,
       reads: passApi.filter(isClientRead).length,
+      rateLimited: passApi.filter((request) => request.status === 429).length,
     });
   });
   return passes;

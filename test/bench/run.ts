@@ -167,6 +167,7 @@ async function runSequence(
     seed: { clients: seeded },
     rateLimit: { rate: RATE, burst: BURST },
     onRequest: requests.record,
+    onAnswer: requests.answer,
   });
   const writeData = (description: (i: number) => string) =>
     program.declare(

@@ -1,20 +1,20 @@
 /**
- * A tenant in memory behind the client directory's transport (`provider/api/client-directory.ts`),
+ * A tenant in memory behind a client read pass's transport (`provider/api/client-read-pass.ts`),
  * answering single reads and list pages as the local tenant API does (same field selection and key
  * hiding, `clientAsAnswered`), and counting every call. Calls are answered a turn later, or held
  * until the test releases them, so a test decides exactly which reads are pending when the
- * directory decides.
+ * pass decides.
  */
 
 import type {
-  ClientDirectoryTransport,
+  ClientReadTransport,
   WireClient as DirectoryClient,
   DirectoryPage,
 } from "../../provider/api/client-read-policy.js";
 import { clientAsAnswered, type WireClient } from "../tenant-api/clients.js";
 import { generatedClients } from "../tenant-api/seed.js";
 
-/** One call the directory made, as the tenant saw it. */
+/** One call the pass made, as the tenant saw it. */
 export type TenantCall =
   | { kind: "getOne"; id: string; fields: readonly string[]; context: string }
   | { kind: "listPage"; page: number; perPage: number; fields: readonly string[]; context: string };
@@ -25,6 +25,11 @@ export interface SimulatedTenantOptions {
   hideKeys?: boolean;
   /** Hold every call until {@link SimulatedTenant.release}; default: answer a turn later. */
   hold?: boolean;
+  /**
+   * How many event-loop turns a call takes to be answered (default: none, a microtask later),
+   * so that calls made together can be answered out of order, as over a network.
+   */
+  turns?: (call: TenantCall) => number;
   /** Runs when a call is answered, before the answer is computed (to change the tenant). */
   beforeAnswer?: (call: TenantCall, tenant: SimulatedTenant) => void;
   /** An error to fail a call with instead of answering it. */
@@ -41,7 +46,7 @@ export function tenantClients(count: number): WireClient[] {
   }));
 }
 
-/** A tenant of clients in creation order, with a transport for the directory. */
+/** A tenant of clients in creation order, with a transport for a read pass. */
 export class SimulatedTenant {
   /** The clients, in creation (and listing) order. */
   clients: WireClient[];
@@ -82,8 +87,8 @@ export class SimulatedTenant {
     return client === undefined ? undefined : this.view(client, fields);
   }
 
-  /** The transport the directory under test uses; contexts are strings naming the read. */
-  transport(): ClientDirectoryTransport<string> {
+  /** The transport the pass under test uses; contexts are strings naming the read. */
+  transport(): ClientReadTransport<string> {
     return {
       getOne: (id, fields, context) =>
         this.answer({ kind: "getOne", id, fields: [...fields], context }, () =>
@@ -119,7 +124,14 @@ export class SimulatedTenant {
         else resolve(compute());
       };
       if (this.options.hold === true) this.held.push(respond);
+      else if (this.options.turns !== undefined) afterTurns(this.options.turns(call), respond);
       else queueMicrotask(respond);
     });
   }
+}
+
+/** Runs `callback` after `turns` turns of the event loop (at once for 0). */
+function afterTurns(turns: number, callback: () => void): void {
+  if (turns <= 0) callback();
+  else setImmediate(() => afterTurns(turns - 1, callback));
 }

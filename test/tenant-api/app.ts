@@ -12,13 +12,23 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from "fastify";
-import { areaOf, isLoopback, pathOf, type ServerContext, setPrincipal } from "./context.js";
+import {
+  areaOf,
+  isLoopback,
+  pathOf,
+  type ServerContext,
+  setPrincipal,
+  type TenantApiRequest,
+} from "./context.js";
 import { registerControlRoutes } from "./control-routes.js";
 import { ApiError, defaultErrorCode, OAuthError, reasonPhrase } from "./errors.js";
 import { registerManagementRoutes } from "./management-routes.js";
 import { registerOAuthRoutes } from "./oauth-routes.js";
 
 /** The route template of a request, or its path when no route matched (for the counters). */
+/** What `onRequest` was told of each request, so that `onAnswer` tells of the same object. */
+const toldOf = new WeakMap<FastifyRequest, TenantApiRequest>();
+
 function routeOf(request: FastifyRequest): string {
   return request.routeOptions.url ?? pathOf(request.url);
 }
@@ -79,12 +89,14 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
       }
       return;
     }
-    context.onRequest?.({
+    const told: TenantApiRequest = {
       method: request.method,
       route: routeOf(request),
       path: pathOf(request.url),
       area,
-    });
+    };
+    toldOf.set(request, told);
+    context.onRequest?.(told);
     const plan = context.faults.next();
     if (plan.latencyMs > 0) await delay(plan.latencyMs);
     if (plan.drop) {
@@ -135,6 +147,8 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
   app.addHook("onSend", async (request, reply, payload) => {
     if (areaOf(request.url) !== "control") {
       context.stats.record(request.method, routeOf(request), reply.statusCode);
+      const told = toldOf.get(request);
+      if (told !== undefined) context.onAnswer?.(told, reply.statusCode);
     }
     return payload;
   });

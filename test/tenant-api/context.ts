@@ -26,6 +26,8 @@ export interface ServerContext {
   tokenTtlSeconds: number;
   /** Told of every request as it arrives (`TenantApiOptions.onRequest`). */
   onRequest?: ((request: TenantApiRequest) => void) | undefined;
+  /** Told of every answer as it leaves (`TenantApiOptions.onAnswer`). */
+  onAnswer?: ((request: TenantApiRequest, status: number) => void) | undefined;
 }
 
 /** A request as {@link ServerContext.onRequest} is told of it. */

@@ -49,6 +49,12 @@ export interface TenantApiOptions {
    * not throw. It survives `restart()`.
    */
   onRequest?: ((request: TenantApiRequest) => void) | undefined;
+  /**
+   * Called synchronously with the status of every answer of the management and token APIs as it
+   * leaves, with the object `onRequest` was given for that request (a dropped connection has no
+   * answer). It must not throw. It survives `restart()`.
+   */
+  onAnswer?: ((request: TenantApiRequest, status: number) => void) | undefined;
 }
 
 /** Credentials of a machine-to-machine client of the tenant. */
@@ -138,6 +144,7 @@ export async function createServerContext(
     stats: new RequestStats(),
     tokenTtlSeconds,
     onRequest: options.onRequest,
+    onAnswer: options.onAnswer,
   };
   return { context, seed };
 }

@@ -1,17 +1,20 @@
 /**
- * The client directory (provider/api/client-directory.ts, docs/client-reads.md): which calls it
+ * A client read pass (provider/api/client-read-pass.ts, docs/client-reads.md): which calls it
  * makes for reads arriving one at a time or together, against a simulated tenant that counts them;
  * the fields it asks for; freshness (passes, PATCH answers, forgotten clients); absent clients and
  * clients moved by a deletion between pages; failures.
  */
 
 import { describe, expect, it } from "vitest";
-import { ClientDirectory } from "../provider/api/client-directory.js";
+import { ClientReadPass } from "../provider/api/client-read-pass.js";
 import {
   CLIENT_PAGE_SIZE,
+  type Entry,
   pageCountOf,
+  planBatch,
   shouldListRemainingPages,
   singleGetBudget,
+  standingOf,
   type WireClient,
 } from "../provider/api/client-read-policy.js";
 import {
@@ -31,8 +34,8 @@ function bound(n: number, t: number): number {
 
 function setup(size: number, options: SimulatedTenantOptions = {}) {
   const tenant = new SimulatedTenant(tenantClients(size), options);
-  const directory = new ClientDirectory(tenant.transport());
-  return { tenant, directory };
+  const pass = new ClientReadPass(tenant.transport());
+  return { tenant, pass };
 }
 
 /**
@@ -53,21 +56,21 @@ function managedIds(tenant: SimulatedTenant, n: number): string[] {
 }
 
 async function readSerially(
-  directory: ClientDirectory<string>,
+  pass: ClientReadPass<string>,
   ids: readonly string[],
   fields: readonly string[] = FIELDS,
 ): Promise<Array<WireClient | undefined>> {
   const results: Array<WireClient | undefined> = [];
-  for (const id of ids) results.push(await directory.get(id, fields, `read ${id}`));
+  for (const id of ids) results.push(await pass.read(id, fields, `read ${id}`));
   return results;
 }
 
 function readTogether(
-  directory: ClientDirectory<string>,
+  pass: ClientReadPass<string>,
   ids: readonly string[],
   fields: readonly string[] = FIELDS,
 ): Promise<Array<WireClient | undefined>> {
-  return Promise.all(ids.map((id) => directory.get(id, fields, `read ${id}`)));
+  return Promise.all(ids.map((id) => pass.read(id, fields, `read ${id}`)));
 }
 
 /** Lets every queued callback run (one macrotask turn); not a timed wait. */
@@ -104,29 +107,82 @@ describe("pure parts of the policy", () => {
     expect(shouldListRemainingPages(48, 1, 50)).toBe(true);
     expect(shouldListRemainingPages(0, 2, 3)).toBe(true);
   });
+
+  it("answers a read from an entry that holds its fields, and refetches the page of one that does not", () => {
+    const fromPage: Entry = {
+      client: { client_id: "a", name: "A" },
+      fields: new Set(["client_id", "name"]),
+      page: 3,
+      sentAt: 1,
+    };
+    const known = { entry: fromPage, touched: false, listed: false };
+    expect(standingOf(new Set(["client_id", "name"]), known)).toEqual({ kind: "answered" });
+    expect(standingOf(new Set(["client_id", "sso"]), known)).toEqual({ kind: "refetch", page: 3 });
+  });
+
+  it("reads singly a client remembered, forgotten or absent from a complete listing, and misses the rest", () => {
+    const fields = new Set(["client_id", "name"]);
+    const nothing = { entry: undefined, touched: false, listed: false };
+    expect(standingOf(fields, { ...nothing, touched: true })).toEqual({ kind: "single" });
+    expect(standingOf(fields, { ...nothing, listed: true })).toEqual({ kind: "single" });
+    expect(standingOf(fields, nothing)).toEqual({ kind: "miss" });
+  });
+
+  it("rents a single GET per missed client while within the budget, counting a client read twice once", () => {
+    const plan = planBatch(
+      ["a", "b", "a"].map((id) => ({ id, standing: { kind: "miss" as const } })),
+      { pageCount: 50, rented: 46, listing: false },
+    );
+    expect(plan).toEqual({ pages: [], lists: false, rents: 2 });
+  });
+
+  it("lists every page when the batch's misses would exceed the budget, and makes later misses wait for it", () => {
+    const misses = ["a", "b", "c"].map((id) => ({ id, standing: { kind: "miss" as const } }));
+    expect(planBatch(misses, { pageCount: 4, rented: 0, listing: false })).toEqual({
+      pages: [0, 1, 2, 3],
+      lists: true,
+      rents: 0,
+    });
+    expect(planBatch(misses, { pageCount: 4, rented: 0, listing: true })).toEqual({
+      pages: [0, 1, 2, 3],
+      lists: false,
+      rents: 0,
+    });
+  });
+
+  it("refetches each stale page once, whatever the number of its reads", () => {
+    const stale = [7, 7, 9].map((page, i) => ({
+      id: `c${i}`,
+      standing: { kind: "refetch" as const, page },
+    }));
+    expect(planBatch(stale, { pageCount: 50, rented: 0, listing: false })).toEqual({
+      pages: [7, 9],
+      lists: false,
+      rents: 0,
+    });
+  });
 });
 
 describe("the benchmark scenarios", () => {
   it("reads 200 of 210 clients one at a time in 4 calls: page 0, one GET, pages 1 and 2", async () => {
-    const { tenant, directory } = setup(210);
-    await readSerially(directory, managedIds(tenant, 200));
+    const { tenant, pass } = setup(210);
+    await readSerially(pass, managedIds(tenant, 200));
     expect(tenant.count()).toBe(4);
     expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([3, 1]);
   });
 
   it("reads 200 of 210 clients issued together in 3 calls, one per page", async () => {
-    const { tenant, directory } = setup(210);
-    await readTogether(directory, managedIds(tenant, 200));
+    const { tenant, pass } = setup(210);
+    await readTogether(pass, managedIds(tenant, 200));
     expect(tenant.calls.map((c) => (c.kind === "listPage" ? c.page : c.id))).toEqual([0, 1, 2]);
   });
 
   it("reads 200 of 210 clients arriving in waves of 20 while calls are pending in at most 4 calls", async () => {
-    const { tenant, directory } = setup(210, { hold: true });
+    const { tenant, pass } = setup(210, { hold: true });
     const ids = managedIds(tenant, 200);
     const reads: Promise<unknown>[] = [];
     for (let wave = 0; wave < 10; wave += 1) {
-      for (const id of ids.slice(wave * 20, wave * 20 + 20))
-        reads.push(directory.get(id, FIELDS, id));
+      for (const id of ids.slice(wave * 20, wave * 20 + 20)) reads.push(pass.read(id, FIELDS, id));
       await nextTurn();
       tenant.release();
       await nextTurn();
@@ -136,30 +192,42 @@ describe("the benchmark scenarios", () => {
   });
 
   it("reads 1,000 of 5,000 clients one at a time in 98 calls, within the 101 allowed", async () => {
-    const { tenant, directory } = setup(5000);
-    await readSerially(directory, managedIds(tenant, 1000));
+    const { tenant, pass } = setup(5000);
+    await readSerially(pass, managedIds(tenant, 1000));
     expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([50, 48]);
   });
 
+  it("reads 1,000 of 5,000 clients arriving one per turn while page 0 is under way in 50 calls, one per page", async () => {
+    const { tenant, pass } = setup(5000, { hold: true });
+    const reads: Promise<unknown>[] = [];
+    for (const id of managedIds(tenant, 1000)) {
+      reads.push(pass.read(id, FIELDS, id));
+      await nextTurn();
+    }
+    expect(tenant.pending).toBe(1);
+    await drain(tenant, Promise.all(reads));
+    expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([50, 0]);
+  });
+
   it("reads 1,000 of 5,000 clients issued together in 50 calls, one per page", async () => {
-    const { tenant, directory } = setup(5000);
-    await readTogether(directory, managedIds(tenant, 1000));
+    const { tenant, pass } = setup(5000);
+    await readTogether(pass, managedIds(tenant, 1000));
     expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([50, 0]);
   });
 
   it("reads 5 of 5,000 clients, none on page 0, one at a time in 6 calls: page 0 and 5 GETs", async () => {
-    const { tenant, directory } = setup(5000);
+    const { tenant, pass } = setup(5000);
     await readSerially(
-      directory,
+      pass,
       FIVE_OFF_PAGE_0.map((i) => tenant.clients[i]?.client_id ?? ""),
     );
     expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([1, 5]);
   });
 
   it("reads 5 of 5,000 clients, none on page 0, issued together in 6 calls: page 0 and 5 GETs", async () => {
-    const { tenant, directory } = setup(5000);
+    const { tenant, pass } = setup(5000);
     await readTogether(
-      directory,
+      pass,
       FIVE_OFF_PAGE_0.map((i) => tenant.clients[i]?.client_id ?? ""),
     );
     expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([1, 5]);
@@ -174,8 +242,8 @@ describe("the cost bound", () => {
     const over: string[] = [];
     for (const t of sizes) {
       for (const n of reads(t).filter((x) => x <= t)) {
-        const { tenant, directory } = setup(t);
-        await readSerially(directory, managedIds(tenant, n));
+        const { tenant, pass } = setup(t);
+        await readSerially(pass, managedIds(tenant, n));
         if (tenant.count() > bound(n, t)) over.push(`${n} of ${t}: ${tenant.count()}`);
       }
     }
@@ -186,8 +254,32 @@ describe("the cost bound", () => {
     const over: string[] = [];
     for (const t of sizes) {
       for (const n of reads(t).filter((x) => x <= t)) {
-        const { tenant, directory } = setup(t);
-        await readTogether(directory, managedIds(tenant, n));
+        const { tenant, pass } = setup(t);
+        await readTogether(pass, managedIds(tenant, n));
+        if (tenant.count() > bound(n, t)) over.push(`${n} of ${t}: ${tenant.count()}`);
+      }
+    }
+    expect(over).toEqual([]);
+  });
+
+  it("holds for reads from 8 workers answered out of order, as Pulumi's --parallel sends them", async () => {
+    const over: string[] = [];
+    for (const t of sizes) {
+      for (const n of reads(t).filter((x) => x <= t)) {
+        let seed = n * 7919 + t;
+        const { tenant, pass } = setup(t, {
+          turns: () => {
+            seed = (seed * 1103515245 + 12345) % 2147483648;
+            return seed % 4;
+          },
+        });
+        const queue = managedIds(tenant, n);
+        const worker = async () => {
+          for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+            await pass.read(id, FIELDS, id);
+          }
+        };
+        await Promise.all(Array.from({ length: 8 }, worker));
         if (tenant.count() > bound(n, t)) over.push(`${n} of ${t}: ${tenant.count()}`);
       }
     }
@@ -195,43 +287,43 @@ describe("the cost bound", () => {
   });
 
   it("comes down to one call per page when the stack reads the whole tenant together", async () => {
-    const { tenant, directory } = setup(2500);
-    await readTogether(directory, managedIds(tenant, 2500));
+    const { tenant, pass } = setup(2500);
+    await readTogether(pass, managedIds(tenant, 2500));
     expect(tenant.count()).toBe(25);
   });
 });
 
 describe("answers", () => {
   it("are the client's requested fields and client_id, as a single GET would answer them", async () => {
-    const { tenant, directory } = setup(250);
+    const { tenant, pass } = setup(250);
     const ids = managedIds(tenant, 150);
-    const results = await readTogether(directory, ids, ["name"]);
+    const results = await readTogether(pass, ids, ["name"]);
     expect(results).toEqual(ids.map((id) => tenant.answered(id, ["client_id", "name"])));
   });
 
   it("leave key material out when the credentials cannot read it, without another call", async () => {
-    const { tenant, directory } = setup(50, { hideKeys: true });
+    const { tenant, pass } = setup(50, { hideKeys: true });
     const id = tenant.clients[3]?.client_id ?? "";
-    const result = await directory.get(id, ["client_secret", "name"], "portal");
+    const result = await pass.read(id, ["client_secret", "name"], "portal");
     expect(result).toEqual({ client_id: id, name: tenant.clients[3]?.name });
     expect(tenant.count()).toBe(1);
   });
 
   it("hold key material when the credentials can read it", async () => {
-    const { tenant, directory } = setup(50);
+    const { tenant, pass } = setup(50);
     const id = tenant.clients[3]?.client_id ?? "";
-    const result = await directory.get(id, ["client_secret"], "portal");
+    const result = await pass.read(id, ["client_secret"], "portal");
     expect(result).toEqual({ client_id: id, client_secret: "secret-3" });
   });
 
   it("are not-found for a client absent from a complete listing once a single GET confirms it", async () => {
-    const { tenant, directory } = setup(50);
-    expect(await directory.get("NoSuchClient", FIELDS, "ghost")).toBeUndefined();
+    const { tenant, pass } = setup(50);
+    expect(await pass.read("NoSuchClient", FIELDS, "ghost")).toBeUndefined();
     expect(tenant.calls.map((c) => c.kind)).toEqual(["listPage", "getOne"]);
   });
 
   it("find a client that a deletion between two pages moved onto a page already read", async () => {
-    const { tenant, directory } = setup(250, {
+    const { tenant, pass } = setup(250, {
       // Once page 0 has been answered, a client on it is deleted: every later client moves up one
       // place, and the first client of page 1 is now the last of page 0.
       beforeAnswer: (call, t) => {
@@ -240,13 +332,13 @@ describe("answers", () => {
     });
     const moved = tenant.clients[100]?.client_id ?? "";
     const ids = [moved, ...managedIds(tenant, 150).filter((id) => id !== moved)];
-    const results = await readTogether(directory, ids);
+    const results = await readTogether(pass, ids);
     expect(results[0]).toEqual(tenant.answered(moved, ["client_id", ...FIELDS]));
     expect(tenant.calls.filter((c) => c.kind === "getOne").map((c) => c.id)).toEqual([moved]);
   });
 
   it("find a client created while the pages were read", async () => {
-    const { tenant, directory } = setup(250, {
+    const { tenant, pass } = setup(250, {
       beforeAnswer: (call, t) => {
         if (call.kind === "listPage" && call.page === 1 && t.clients.length === 250) {
           t.clients.push({ client_id: "CreatedDuringTheListing000000000", name: "late" });
@@ -254,20 +346,20 @@ describe("answers", () => {
       },
     });
     const ids = [...managedIds(tenant, 150), "CreatedDuringTheListing000000000"];
-    const results = await readTogether(directory, ids, ["name"]);
+    const results = await readTogether(pass, ids, ["name"]);
     expect(results.at(-1)).toEqual({ client_id: "CreatedDuringTheListing000000000", name: "late" });
   });
 });
 
 describe("fields", () => {
   it("asks for client_id and the union of the fields requested so far, sorted", async () => {
-    const { tenant, directory } = setup(250);
+    const { tenant, pass } = setup(250);
     const [a, b, c] = [150, 220, 120].map((i) => tenant.clients[i]?.client_id ?? "");
     await Promise.all([
-      directory.get(a ?? "", ["name"], "a"),
-      directory.get(b ?? "", ["callbacks", "app_type"], "b"),
+      pass.read(a ?? "", ["name"], "a"),
+      pass.read(b ?? "", ["callbacks", "app_type"], "b"),
     ]);
-    await directory.get(c ?? "", ["description"], "c");
+    await pass.read(c ?? "", ["description"], "c");
     expect(tenant.calls.map((call) => (call.kind === "listPage" ? call.page : call.id))).toEqual([
       0, 1, 2, 1,
     ]);
@@ -279,11 +371,11 @@ describe("fields", () => {
   });
 
   it("refetch the one page of a client whose entry lacks a requested field, rather than a single GET", async () => {
-    const { tenant, directory } = setup(250);
+    const { tenant, pass } = setup(250);
     const first = tenant.clients[1]?.client_id ?? "";
     const second = tenant.clients[2]?.client_id ?? "";
-    await directory.get(first, ["name"], "first");
-    const result = await directory.get(second, ["name", "description"], "second");
+    await pass.read(first, ["name"], "first");
+    const result = await pass.read(second, ["name", "description"], "second");
     expect(result).toEqual(tenant.answered(second, ["client_id", "name", "description"]));
     expect(tenant.calls.map((c) => (c.kind === "listPage" ? `page ${c.page}` : c.id))).toEqual([
       "page 0",
@@ -292,77 +384,77 @@ describe("fields", () => {
   });
 
   it("serve a later read of fewer fields from the entry without a call", async () => {
-    const { tenant, directory } = setup(250);
+    const { tenant, pass } = setup(250);
     const id = tenant.clients[7]?.client_id ?? "";
-    await directory.get(id, ["name", "callbacks"], "first");
-    await directory.get(id, ["name"], "second");
+    await pass.read(id, ["name", "callbacks"], "first");
+    await pass.read(id, ["name"], "second");
     expect(tenant.count()).toBe(1);
   });
 });
 
 describe("freshness", () => {
   it("serves nothing fetched in an earlier pass", async () => {
-    const { tenant, directory } = setup(50);
+    const { tenant, pass } = setup(50);
     const id = tenant.clients[0]?.client_id ?? "";
-    await directory.get(id, FIELDS, "before");
+    await pass.read(id, FIELDS, "before");
     tenant.clients[0] = {
       ...(tenant.clients[0] ?? { client_id: id }),
       name: "changed out of band",
     };
-    directory.startPass();
-    const result = await directory.get(id, FIELDS, "after");
+    const next = new ClientReadPass(tenant.transport());
+    const result = await next.read(id, FIELDS, "after");
     expect(result?.name).toBe("changed out of band");
     expect(tenant.count("listPage")).toBe(2);
-    expect(directory.stats()).toEqual({ singleGets: 0, pages: 1 });
+    expect(next.stats).toEqual({ singleGets: 0, pages: 1 });
   });
 
   it("serves a remembered PATCH answer without a call", async () => {
-    const { tenant, directory } = setup(50);
+    const { tenant, pass } = setup(50);
     const patched: WireClient = { client_id: "PatchedClient", name: "after PATCH", sso: true };
-    directory.remember(patched);
-    expect(await directory.get("PatchedClient", ["name", "sso"], "portal")).toEqual(patched);
+    pass.remember(patched);
+    expect(await pass.read("PatchedClient", ["name", "sso"], "portal")).toEqual(patched);
     expect(tenant.count()).toBe(0);
   });
 
   it("keeps a remembered PATCH answer over a page sent before it", async () => {
-    const { tenant, directory } = setup(50, { hold: true });
+    const { tenant, pass } = setup(50, { hold: true });
     const id = tenant.clients[4]?.client_id ?? "";
-    const before = directory.get(tenant.clients[0]?.client_id ?? "", ["name"], "other");
+    const before = pass.read(tenant.clients[0]?.client_id ?? "", ["name"], "other");
     await nextTurn();
     expect(tenant.pending).toBe(1);
-    directory.remember({ client_id: id, name: "after PATCH" });
+    pass.remember({ client_id: id, name: "after PATCH" });
     await drain(tenant, before);
-    expect(await directory.get(id, ["name"], "portal")).toEqual({
+    expect(await pass.read(id, ["name"], "portal")).toEqual({
       client_id: id,
       name: "after PATCH",
     });
   });
 
   it("reads a forgotten client with a single GET, not from a page sent before", async () => {
-    const { tenant, directory } = setup(50);
+    const { tenant, pass } = setup(50);
     const id = tenant.clients[4]?.client_id ?? "";
-    await directory.get(id, ["name"], "first");
-    directory.forget(id);
-    await directory.get(id, ["name"], "after an unknown PATCH outcome");
+    await pass.read(id, ["name"], "first");
+    pass.forget(id);
+    await pass.read(id, ["name"], "after an unknown PATCH outcome");
     expect(tenant.calls.map((c) => c.kind)).toEqual(["listPage", "getOne"]);
   });
 });
 
 describe("concurrency and failures", () => {
   it("shares one single GET between concurrent reads of the same client", async () => {
-    const { tenant, directory } = setup(5000);
+    const { tenant, pass } = setup(5000);
     const id = tenant.clients[4000]?.client_id ?? "";
-    await directory.get(tenant.clients[0]?.client_id ?? "", FIELDS, "warm-up");
-    await Promise.all([directory.get(id, FIELDS, "one"), directory.get(id, FIELDS, "two")]);
+    await pass.read(tenant.clients[0]?.client_id ?? "", FIELDS, "warm-up");
+    await Promise.all([pass.read(id, FIELDS, "one"), pass.read(id, FIELDS, "two")]);
     expect(tenant.calls.filter((c) => c.kind === "getOne").map((c) => c.context)).toEqual(["one"]);
   });
 
   it("reads every waiting client by its own single GET, on its own context, when a page fails", async () => {
-    const { tenant, directory } = setup(250, {
+    const { tenant, pass } = setup(250, {
       failure: (call) => (call.kind === "listPage" ? new Error("page 0 failed") : undefined),
     });
     const ids = managedIds(tenant, 3);
-    const results = await readTogether(directory, ids);
+    const results = await readTogether(pass, ids);
     expect(results).toEqual(ids.map((id) => tenant.answered(id, ["client_id", ...FIELDS])));
     expect(tenant.calls.filter((c) => c.kind === "getOne").map((c) => c.context)).toEqual(
       ids.map((id) => `read ${id}`),
@@ -370,13 +462,13 @@ describe("concurrency and failures", () => {
   });
 
   it("rejects only the read whose own single GET failed", async () => {
-    const { tenant, directory } = setup(5000, {
+    const { tenant, pass } = setup(5000, {
       failure: (call) =>
         call.kind === "getOne" && call.context === "broken" ? new Error("GET failed") : undefined,
     });
-    await directory.get(tenant.clients[0]?.client_id ?? "", FIELDS, "warm-up");
-    const broken = directory.get(tenant.clients[4000]?.client_id ?? "", FIELDS, "broken");
-    const fine = directory.get(tenant.clients[4001]?.client_id ?? "", FIELDS, "fine");
+    await pass.read(tenant.clients[0]?.client_id ?? "", FIELDS, "warm-up");
+    const broken = pass.read(tenant.clients[4000]?.client_id ?? "", FIELDS, "broken");
+    const fine = pass.read(tenant.clients[4001]?.client_id ?? "", FIELDS, "fine");
     await expect(broken).rejects.toThrow("GET failed");
     expect((await fine)?.client_id).toBe(tenant.clients[4001]?.client_id);
   });
