@@ -1,20 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
-import { TENANT_KEY } from "../connection/schema.js";
 import type { Props } from "../json.js";
-import { NAME_KEY } from "../resource-name.js";
 // The schema's modules, not its index: a program needs no validator (docs/decisions.md).
 import {
   type ClientSettingsField,
   type ClientSettingsInputs,
   SENSITIVE_CLIENT_FIELDS,
 } from "../schema/client-settings.js";
-import {
-  connectionInput,
-  shimFor,
-  type TenantConnectionArgs,
-  TYPE_MODULE,
-  withSecretOutputs,
-} from "./registration.js";
+import { type ResourceArgs, registration } from "./registration.js";
 
 const KIND = "ClientSettings";
 
@@ -22,9 +14,7 @@ const KIND = "ClientSettings";
  * The inputs of {@link ClientSettings}, each of which may be an Output, and the tenant the client
  * is in (default: the stack config's).
  */
-export type ClientSettingsArgs = {
-  [K in keyof ClientSettingsInputs]: pulumi.Input<ClientSettingsInputs[K]>;
-} & { readonly tenant?: TenantConnectionArgs };
+export type ClientSettingsArgs = ResourceArgs<ClientSettingsInputs>;
 
 /**
  * The outputs: each field the program declares, as the tenant last reported it. A field the program
@@ -69,7 +59,7 @@ export class ClientSettings extends pulumi.dynamic.Resource {
   declare readonly clientId: pulumi.Output<string>;
 
   constructor(name: string, args: ClientSettingsArgs, opts?: pulumi.CustomResourceOptions) {
-    const props: Props = { prior: undefined, [NAME_KEY]: name };
+    const props: Props = { prior: undefined };
     for (const [key, value] of Object.entries(args)) {
       if (value === undefined) continue;
       // Inputs of sensitive fields are secret too, not only the outputs: Pulumi stores inputs in
@@ -78,14 +68,8 @@ export class ClientSettings extends pulumi.dynamic.Resource {
         ? pulumi.secret(value)
         : value;
     }
-    if (args.tenant !== undefined) props[TENANT_KEY] = connectionInput(args.tenant);
     super(
-      shimFor(KIND),
-      name,
-      props,
-      withSecretOutputs(opts, [...SENSITIVE_CLIENT_FIELDS, "prior"]),
-      TYPE_MODULE,
-      KIND,
+      ...registration(KIND, name, props, args.tenant, opts, [...SENSITIVE_CLIENT_FIELDS, "prior"]),
     );
   }
 }

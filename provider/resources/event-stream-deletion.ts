@@ -1,13 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { TENANT_KEY } from "../connection/schema.js";
-import { NAME_KEY } from "../resource-name.js";
 import type { EventStreamDeletionInputs } from "../schema/event-stream-deletion.js";
-import {
-  connectionInput,
-  shimFor,
-  type TenantConnectionArgs,
-  TYPE_MODULE,
-} from "./registration.js";
+import { type ResourceArgs, registration } from "./registration.js";
 
 const KIND = "EventStreamDeletion";
 
@@ -15,9 +8,7 @@ const KIND = "EventStreamDeletion";
  * The inputs of {@link EventStreamDeletion}, each of which may be an Output, and the tenant the
  * stream is in (default: the stack config's).
  */
-export type EventStreamDeletionArgs = {
-  [K in keyof EventStreamDeletionInputs]: pulumi.Input<EventStreamDeletionInputs[K]>;
-} & { readonly tenant?: TenantConnectionArgs };
+export type EventStreamDeletionArgs = ResourceArgs<EventStreamDeletionInputs>;
 
 /**
  * Declares that an event stream must not exist (`DELETE /event-streams/{id}`).
@@ -37,7 +28,6 @@ export class EventStreamDeletion extends pulumi.dynamic.Resource {
   declare readonly eventStreamId: pulumi.Output<string>;
 
   constructor(name: string, args: EventStreamDeletionArgs, opts?: pulumi.CustomResourceOptions) {
-    const props = { ...args, [TENANT_KEY]: connectionInput(args.tenant), [NAME_KEY]: name };
-    super(shimFor(KIND), name, props, opts, TYPE_MODULE, KIND);
+    super(...registration(KIND, name, { ...args }, args.tenant, opts));
   }
 }

@@ -1,14 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { TENANT_KEY } from "../connection/schema.js";
-import { NAME_KEY } from "../resource-name.js";
 import type { PushProviderSelectionInputs } from "../schema/push-provider-selection.js";
-import {
-  connectionInput,
-  shimFor,
-  type TenantConnectionArgs,
-  TYPE_MODULE,
-  withSecretOutputs,
-} from "./registration.js";
+import { type ResourceArgs, registration } from "./registration.js";
 
 const KIND = "PushProviderSelection";
 
@@ -16,9 +8,7 @@ const KIND = "PushProviderSelection";
  * The inputs of {@link PushProviderSelection}, each of which may be an Output, and the tenant to
  * select in (default: the stack config's).
  */
-export type PushProviderSelectionArgs = {
-  [K in keyof PushProviderSelectionInputs]: pulumi.Input<PushProviderSelectionInputs[K]>;
-} & { readonly tenant?: TenantConnectionArgs };
+export type PushProviderSelectionArgs = ResourceArgs<PushProviderSelectionInputs>;
 
 /** One of the push notification providers the platform knows. */
 export type PushProvider = PushProviderSelectionInputs["provider"];
@@ -50,17 +40,9 @@ export class PushProviderSelection extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: PushProviderSelectionArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      shimFor(KIND),
-      name,
-      {
-        ...args,
-        [TENANT_KEY]: connectionInput(args.tenant),
-        [NAME_KEY]: name,
-        priorProvider: undefined,
-      },
-      withSecretOutputs(opts, ["priorProvider"]),
-      TYPE_MODULE,
-      KIND,
+      ...registration(KIND, name, { ...args, priorProvider: undefined }, args.tenant, opts, [
+        "priorProvider",
+      ]),
     );
   }
 }

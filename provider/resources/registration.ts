@@ -2,14 +2,17 @@ import * as pulumi from "@pulumi/pulumi";
 import {
   type ConnectionSetting,
   SENSITIVE_CONNECTION_SETTINGS,
+  TENANT_KEY,
   type TenantConnection,
 } from "../connection/schema.js";
 import type { TenantProvider } from "../providers/provider-base.js";
+import { NAME_KEY } from "../resource-name.js";
 import type { ResourceKind } from "../schema/kinds.js";
 
 /**
- * What a resource class hands to `dynamic.Resource` besides its inputs: the provider shim, the
- * options that keep some outputs secret, and the `tenant` input with its credentials secret.
+ * What a resource class hands to `dynamic.Resource`, in one place ({@link registration}): the
+ * provider shim, the inputs with the `tenant` input (its credentials secret) and the resource's
+ * name, the options that keep some outputs secret, and the type token.
  *
  * @module
  */
@@ -25,6 +28,14 @@ export type TenantConnectionArgs = TenantConnection extends infer C
     ? { [K in keyof C]: pulumi.Input<Exclude<C[K], undefined>> }
     : never
   : never;
+
+/**
+ * The arguments of a resource whose inputs are `Inputs`: each input may be an Output, and the
+ * `tenant` it acts in (default: the stack config's).
+ */
+export type ResourceArgs<Inputs> = {
+  [K in keyof Inputs]: pulumi.Input<Inputs[K]>;
+} & { readonly tenant?: TenantConnectionArgs };
 
 /**
  * The `tenant` input as the resource registers it: the credentials (`apiToken`, `clientSecret`,
@@ -77,20 +88,42 @@ const SHIM_MODULES: Readonly<Record<ResourceKind, string>> = {
  * serializing its functions, and resolving by name gives the same module whether this code runs
  * from the installed package, a linked checkout or the test runner (docs/provider-closure.md).
  */
-export function shimFor(kind: ResourceKind): TenantProvider {
+function shimFor(kind: ResourceKind): TenantProvider {
   return require(SHIM_MODULES[kind]) as TenantProvider;
 }
 
 /**
- * The user's options plus the outputs this resource always keeps secret. Pulumi encrypts them in
- * the state and shows them as `[secret]`.
+ * The arguments of `dynamic.Resource`'s constructor for a resource of `kind` named `name`:
+ * - its shim ({@link shimFor});
+ * - `inputs` (the resource's own, and the outputs it registers as undefined), with the `tenant`
+ *   input as {@link connectionInput} registers it (absent without one: the stack config's tenant)
+ *   and the resource's name, which the provider puts on every error it reports
+ *   (provider/resource-name.ts);
+ * - the user's options plus the outputs the resource always keeps secret (`secretOutputs`):
+ *   Pulumi encrypts them in the state and shows them as `[secret]`;
+ * - the module and kind of its type token ({@link resourceType}).
  */
-export function withSecretOutputs(
+export function registration(
+  kind: ResourceKind,
+  name: string,
+  inputs: pulumi.Inputs,
+  tenant: TenantConnectionArgs | undefined,
   opts: pulumi.CustomResourceOptions | undefined,
-  names: readonly string[],
-): pulumi.CustomResourceOptions {
-  return {
-    ...opts,
-    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...names],
-  };
+  secretOutputs: readonly string[] = [],
+): [TenantProvider, string, pulumi.Inputs, pulumi.CustomResourceOptions, string, string] {
+  const registered: pulumi.Inputs = { ...inputs, [NAME_KEY]: name };
+  delete registered[TENANT_KEY];
+  const connection = connectionInput(tenant);
+  if (connection !== undefined) registered[TENANT_KEY] = connection;
+  return [
+    shimFor(kind),
+    name,
+    registered,
+    {
+      ...opts,
+      additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretOutputs],
+    },
+    TYPE_MODULE,
+    kind,
+  ];
 }
