@@ -65,7 +65,7 @@ export function connectionInput(
  * `ClientSettings` as `pulumi-nodejs:dynamic/tenant:ClientSettings` (see {@link resourceType}).
  * Part of every URN in users' states: changing it would replace every resource.
  */
-export const TYPE_MODULE = "tenant";
+const TYPE_MODULE = "tenant";
 
 /**
  * The type token Pulumi gives a resource of `kind`, as the engine, a policy pack and
