@@ -45,6 +45,8 @@ export type ResourceArgs<Inputs> = {
  * from its inputs, member by member), so the stored connection is encrypted in the outputs that
  * refresh and destroy use. Each member is wrapped alone: a secret around the whole object would
  * hide the domain.
+ *
+ * @internal
  */
 export function connectionInput(
   tenant: TenantConnectionArgs | undefined,
