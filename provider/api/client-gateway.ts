@@ -14,8 +14,6 @@ import type { WireClient } from "./client-read-policy.js";
 import { clientPath, clientReadRequest } from "./client-requests.js";
 import { clientReadPassOf } from "./tenants.js";
 
-export type { WireClient } from "./client-read-policy.js";
-
 /** Client reads and writes, in the wire's spelling. */
 export interface ClientGateway {
   /**

@@ -16,7 +16,7 @@ export interface WireClient {
 }
 
 /** One list page as the platform answers it with `include_totals=true`. */
-export interface DirectoryPage {
+export interface ClientListPage {
   /** The clients of the page, in the platform's order. */
   readonly clients: readonly WireClient[];
   /** How many clients the tenant holds (the platform's `total`). */
@@ -45,7 +45,7 @@ export interface ClientReadTransport<C> {
     perPage: number,
     fields: readonly string[],
     context: C,
-  ): Promise<DirectoryPage>;
+  ): Promise<ClientListPage>;
 }
 
 /** Clients per list page: the platform's maximum. */

@@ -8,8 +8,8 @@
 import type { ApiRequest, OperationContext, TenantApiClient } from "./client.js";
 import {
   CLIENT_PAGE_SIZE,
+  type ClientListPage,
   type ClientReadTransport,
-  type DirectoryPage,
   type WireClient,
 } from "./client-read-policy.js";
 
@@ -68,6 +68,6 @@ export function clientReadTransport(api: TenantApiClient): ClientReadTransport<O
       return answer.status === 200 ? answer.data : undefined;
     },
     listPage: async (page, perPage, fields, context) =>
-      (await api.call<DirectoryPage>(context, clientListRequest(page, fields, { perPage }))).data,
+      (await api.call<ClientListPage>(context, clientListRequest(page, fields, { perPage }))).data,
   };
 }

@@ -9,7 +9,7 @@
  */
 
 import { type OperationContext, startOperation, type TenantApiClient } from "../api/client.js";
-import { type DirectoryPage, pageCountOf, type WireClient } from "../api/client-read-policy.js";
+import { type ClientListPage, pageCountOf, type WireClient } from "../api/client-read-policy.js";
 import { clientListRequest } from "../api/client-requests.js";
 import { clientReadPassOf, getTenantClient } from "../api/tenants.js";
 import type { TenantSettings } from "../config.js";
@@ -45,10 +45,10 @@ async function getPage(
   page: number,
   fields: readonly string[],
   appTypes?: readonly string[],
-): Promise<DirectoryPage> {
+): Promise<ClientListPage> {
   const filters =
     appTypes !== undefined && appTypes.length > 0 ? { app_type: appTypes.join(",") } : {};
-  const answer = await api.call<DirectoryPage>(
+  const answer = await api.call<ClientListPage>(
     context(settings),
     clientListRequest(page, fields, { filters }),
   );

@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { apiClientGateway, type ClientGateway, type WireClient } from "../api/client-gateway.js";
+import { apiClientGateway, type ClientGateway } from "../api/client-gateway.js";
+import type { WireClient } from "../api/client-read-policy.js";
 import { startClientReadPass } from "../api/tenants.js";
 import { withConnectionChange } from "../connection/change.js";
 import type { Props } from "../json.js";

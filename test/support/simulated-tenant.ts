@@ -7,9 +7,9 @@
  */
 
 import type {
+  ClientListPage,
   ClientReadTransport,
   WireClient as DirectoryClient,
-  DirectoryPage,
 } from "../../provider/api/client-read-policy.js";
 import { clientAsAnswered, type WireClient } from "../tenant-api/clients.js";
 import { generatedClients } from "../tenant-api/seed.js";
@@ -97,7 +97,7 @@ export class SimulatedTenant {
       listPage: (page, perPage, fields, context) =>
         this.answer({ kind: "listPage", page, perPage, fields: [...fields], context }, () => {
           const slice = this.clients.slice(page * perPage, (page + 1) * perPage);
-          const answer: DirectoryPage = {
+          const answer: ClientListPage = {
             clients: slice.map((c) => this.view(c, fields)),
             total: this.clients.length,
           };
