@@ -3,8 +3,7 @@
  * `ClientSettings` resource. Reads go through the tenant's current {@link ClientReadPass}, which
  * answers them from single GETs or from list pages, whichever costs fewer calls
  * (docs/client-reads.md); every PATCH answer is handed back to it, so a read after a write sees the
- * write. The resource
- * depends only on {@link ClientGateway}.
+ * write. The resource depends only on {@link ClientGateway}.
  *
  * @module
  */
