@@ -1,13 +1,19 @@
 /**
- * The one Ajv instance of the process and the validators compiled from the schemas, both created on
- * first use and kept in this module. Nothing here is reachable from a resource's provider object:
- * the provider shim `require`s this package by name inside its methods (docs/provider-closure.md),
- * so Pulumi's closure serializer never meets an Ajv instance or a compiled function.
+ * The validators of the resources' input schemas, kept in this module. In the built package they
+ * are precompiled: `npm run build` writes them as code (`validators.generated.js`, by
+ * `precompile.ts`), so a provider host loads them in a few milliseconds instead of compiling the
+ * ClientSettings schema for about 100 ms at its first Check (docs/decisions.md, "Precompiled
+ * validators"). From the sources (the tests), the one Ajv instance of the process compiles them on
+ * first use. Both come from {@link newAjv}, so they validate alike.
+ *
+ * Nothing here is reachable from a resource's provider object: the provider shim `require`s this
+ * package by name inside its methods (docs/provider-closure.md), so Pulumi's closure serializer
+ * never meets an Ajv instance or a compiled function.
  *
  * @module
  */
 
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from "ajv";
 import { FORMATS } from "./formats.js";
 import { INPUT_SCHEMAS, type ResourceKind } from "./kinds.js";
 
@@ -23,18 +29,44 @@ const ANNOTATION_KEYWORDS = [
   "x-strategy",
 ] as const;
 
+/** The precompiled validators' module, next to this one in the built package. */
+const PRECOMPILED_MODULE = "./validators.generated.js";
+
 let ajv: Ajv | undefined;
 const compiled: Partial<Record<ResourceKind, ValidateFunction>> = {};
 
+/**
+ * An Ajv instance with the custom formats and the annotation keywords: all errors are collected
+ * (`allErrors`), each with its schema and data (`verbose`) for the failure messages. `code` is for
+ * the precompiler, which writes the validators as source.
+ */
+export function newAjv(code?: CodeOptions): Ajv {
+  const created = new Ajv({
+    strict: true,
+    allErrors: true,
+    verbose: true,
+    ...(code ? { code } : {}),
+  });
+  for (const keyword of ANNOTATION_KEYWORDS) created.addKeyword({ keyword });
+  // Plain functions (a format applies to strings only): precompiled code reaches them by name in
+  // `FORMATS`, so the registered value must be what that object holds.
+  for (const [name, validate] of Object.entries(FORMATS)) created.addFormat(name, validate);
+  return created;
+}
+
 function instance(): Ajv {
-  if (ajv === undefined) {
-    ajv = new Ajv({ strict: true, allErrors: true, verbose: true });
-    for (const keyword of ANNOTATION_KEYWORDS) ajv.addKeyword({ keyword });
-    for (const [name, validate] of Object.entries(FORMATS)) {
-      ajv.addFormat(name, { type: "string", validate });
-    }
-  }
+  ajv ??= newAjv();
   return ajv;
+}
+
+/** The precompiled validators, or undefined when running from the sources (not built). */
+function precompiled(): Partial<Record<ResourceKind, ValidateFunction>> | undefined {
+  try {
+    return require(PRECOMPILED_MODULE) as Partial<Record<ResourceKind, ValidateFunction>>;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "MODULE_NOT_FOUND") return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -51,16 +83,15 @@ export function compileSchema(schema: object): ValidateFunction {
 function validator(kind: ResourceKind): ValidateFunction {
   let validate = compiled[kind];
   if (validate === undefined) {
-    validate = compileSchema(INPUT_SCHEMAS[kind]);
+    validate = precompiled()?.[kind] ?? compileSchema(INPUT_SCHEMAS[kind]);
     compiled[kind] = validate;
   }
   return validate;
 }
 
 /**
- * Validates `value` against a resource's input schema (settings and `tenant`) and returns Ajv's errors (empty when valid).
- * All errors are collected (`allErrors`), each with its schema and data (`verbose`) for the
- * failure messages.
+ * Validates `value` against a resource's input schema (settings and `tenant`) and returns Ajv's
+ * errors (empty when valid), each with its schema and data for the failure messages.
  */
 export function ajvErrors(kind: ResourceKind, value: unknown): ErrorObject[] {
   return errorsOf(validator(kind), value);
@@ -76,7 +107,8 @@ export function errorsOf(validate: ValidateFunction, value: unknown): ErrorObjec
 }
 
 /**
- * How many validators have been compiled so far (for tests of the once-per-process cache).
+ * How many validators have been made so far, compiled or loaded (for tests of the once-per-process
+ * cache).
  *
  * @internal
  */
