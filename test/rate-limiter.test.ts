@@ -100,6 +100,19 @@ describe("TenantRateLimiter", () => {
     expect(limiter.state().rate).toBeCloseTo(10, 6);
   });
 
+  it("counts tokens from the answer to the latest request, not from one overtaken by it", async () => {
+    const limiter = await afterFirstAnswer({ limit: 20, remaining: 10, resetIn: 1 });
+    const earlier = await limiter.acquire();
+    await vi.advanceTimersByTimeAsync(1);
+    const later = await limiter.acquire();
+    const reset = Date.now() / 1000 + 1;
+    // The later request's answer arrives first: 2 tokens left, less the earlier request, still in
+    // flight then. The earlier one's answer, arriving after it, says 3: older news.
+    limiter.release({ limit: 20, remaining: 2, reset }, 200, later);
+    limiter.release({ limit: 20, remaining: 3, reset }, 200, earlier);
+    expect(limiter.state().tokens).toBeCloseTo(1, 1);
+  });
+
   it("keeps the largest lower bound, so a rounded-up reset does not slow it down", async () => {
     const limiter = await afterFirstAnswer({ limit: 20, remaining: 0, resetIn: 2 });
     const next = limiter.acquire();

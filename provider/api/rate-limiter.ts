@@ -18,7 +18,8 @@
  * it in between, so the bound stays a lower bound however late the answer is read (a provider busy
  * for 200 ms would otherwise learn a rate above the tenant's and draw 429s). Between answers the
  * bucket refills locally at that rate; each answer re-synchronises the local count with the
- * server's, less the requests still in flight (which the server may not have counted yet).
+ * server's, less the requests still in flight (which the server may not have counted yet), from
+ * the answer to the latest request only: an answer overtaken by a later one is older news.
  */
 
 /** What one HTTP answer says about the tenant's bucket. */
@@ -71,6 +72,8 @@ export class TenantRateLimiter {
   private updatedAt: number;
   private inFlight = 0;
   private learned = false;
+  /** When the request whose answer last set the local count was let out. */
+  private syncedSentAt = Number.NEGATIVE_INFINITY;
   private readonly queue: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
 
@@ -129,8 +132,14 @@ export class TenantRateLimiter {
       this.tokens = Number.POSITIVE_INFINITY;
     }
     if (remaining !== undefined && remaining >= 0) {
-      this.learnRate(remaining, reset, sentAt ?? this.now());
-      this.tokens = remaining - this.inFlight;
+      const sent = sentAt ?? this.now();
+      this.learnRate(remaining, reset, sent);
+      // Answers come back out of order: one to an earlier request tells of an older, fuller
+      // bucket, and re-synchronising from it would let out requests the tenant then refuses.
+      if (sent >= this.syncedSentAt) {
+        this.tokens = remaining - this.inFlight;
+        this.syncedSentAt = sent;
+      }
     }
     if (status === 429) this.tokens = Math.min(this.tokens, -this.inFlight);
     this.drain();
