@@ -85,19 +85,34 @@ describe("TenantRateLimiter", () => {
   });
 
   it("learns the refill rate as a lower bound from the reset time", async () => {
-    // 20 tokens missing, full again in exactly 2 s: 10 tokens per second.
-    const limiter = await afterFirstAnswer({ limit: 20, remaining: 0, resetIn: 2 });
+    // No whole token left of 21: more than 20 missing, full again in 2 s: at least 10 per second.
+    const limiter = await afterFirstAnswer({ limit: 21, remaining: 0, resetIn: 2 });
     expect(limiter.state().rate).toBeCloseTo(10, 6);
   });
 
   it("learns the rate from when the request went out, so an answer read late does not speed it up", async () => {
     const limiter = new TenantRateLimiter();
     const sentAt = await limiter.acquire();
-    // The server counted the request as it arrived: 20 tokens missing, full in exactly 2 s.
+    // The server counted the request as it arrived: more than 20 tokens missing, full in 2 s.
     const reset = sentAt / 1000 + 2;
     await vi.advanceTimersByTimeAsync(300);
-    limiter.release({ limit: 20, remaining: 0, reset }, 200, sentAt);
+    limiter.release({ limit: 21, remaining: 0, reset }, 200, sentAt);
     expect(limiter.state().rate).toBeCloseTo(10, 6);
+  });
+
+  it("learns no rate above the tenant's from a remaining rounded down", async () => {
+    // The tenant refills 2 tokens a second. After this request it holds 0.9 tokens, so it answers
+    // remaining 0 and a reset 4.75 s away (4.55 s rounded up): 10 missing in 4.75 s would be 2.1/s.
+    const server = new ServerBucket(2, 10);
+    await vi.advanceTimersByTimeAsync(300);
+    for (let drained = 0; drained < 10; drained += 1) server.take();
+    await vi.advanceTimersByTimeAsync(950);
+    const limiter = new TenantRateLimiter();
+    const sentAt = await limiter.acquire();
+    const answer = server.take();
+    limiter.release(answer.headers, answer.status, sentAt);
+    expect(answer.headers.remaining).toBe(0);
+    expect(limiter.state().rate).toBeLessThanOrEqual(2);
   });
 
   it("counts tokens from the answer to the latest request, not from one overtaken by it", async () => {
@@ -114,11 +129,11 @@ describe("TenantRateLimiter", () => {
   });
 
   it("keeps the largest lower bound, so a rounded-up reset does not slow it down", async () => {
-    const limiter = await afterFirstAnswer({ limit: 20, remaining: 0, resetIn: 2 });
+    const limiter = await afterFirstAnswer({ limit: 21, remaining: 0, resetIn: 2 });
     const next = limiter.acquire();
     await vi.advanceTimersByTimeAsync(200);
     await next;
-    limiter.release({ limit: 20, remaining: 0, reset: Date.now() / 1000 + 2.5 });
+    limiter.release({ limit: 21, remaining: 0, reset: Date.now() / 1000 + 2.5 });
     expect(limiter.state().rate).toBeCloseTo(10, 6);
   });
 
@@ -132,7 +147,7 @@ describe("TenantRateLimiter", () => {
   });
 
   it("rejects a waiter whose signal aborts and lets the next one go", async () => {
-    const limiter = await afterFirstAnswer({ limit: 10, remaining: 0, resetIn: 1 });
+    const limiter = await afterFirstAnswer({ limit: 11, remaining: 0, resetIn: 1 });
     const controller = new AbortController();
     const first = limiter.acquire(controller.signal);
     const second = limiter.acquire();

@@ -9,12 +9,15 @@
  * "the server says 3 tokens are left". The model here is a plain token bucket (about 100 lines).
  *
  * The model: the server's bucket holds at most `limit` tokens and refills at `rate` per second.
- * Every answer says how many tokens were left after that request (`remaining`) and when the
- * bucket will be full again (`reset`, UNIX seconds, rounded up). From one answer,
- * `(limit - remaining) / (reset - now)` is a lower bound of the rate (rounding `reset` up only
- * lengthens the denominator), so the largest bound seen so far converges on the true rate from
+ * Every answer says how many whole tokens were left after that request (`remaining`, rounded
+ * down: the server may hold up to one more) and when the bucket will be full again (`reset`, UNIX
+ * seconds, rounded up). From one answer, `(limit - remaining - 1) / (reset - now)` is a lower
+ * bound of the rate: the numerator is below the tokens missing, and rounding `reset` up only
+ * lengthens the denominator. Without the `- 1`, an answer from a nearly full bucket reads as a
+ * rate up to twice the tenant's, and the limiter, which keeps the largest bound, would pace too
+ * fast for the rest of the run. So the largest bound seen so far converges on the true rate from
  * below: never faster than the tenant allows, and within a few percent of it after a few dozen
- * answers. `now` is when the request was let out, not when its answer came back: the server counted
+ * answers from a drained bucket. `now` is when the request was let out, not when its answer came back: the server counted
  * it in between, so the bound stays a lower bound however late the answer is read (a provider busy
  * for 200 ms would otherwise learn a rate above the tenant's and draw 429s). Between answers the
  * bucket refills locally at that rate; each answer re-synchronises the local count with the
@@ -159,9 +162,10 @@ export class TenantRateLimiter {
 
   private learnRate(remaining: number, reset: number | undefined, sentAt: number): void {
     if (this.limit === undefined || !Number.isFinite(this.limit) || reset === undefined) return;
-    const missing = this.limit - remaining;
+    const missing = this.limit - remaining - 1;
     const secondsToFull = reset - sentAt / 1000;
-    // A full bucket, or a reset already in the past, says nothing about the refill rate.
+    // A bucket missing less than a token, or a reset already in the past, says nothing about the
+    // refill rate.
     if (missing <= 0 || secondsToFull <= 0) return;
     const lowerBound = missing / secondsToFull;
     if (!this.learned || lowerBound > this.rate) {

@@ -4,7 +4,7 @@
  * after all have run. The stack benchmarks run the real `pulumi` CLI (docs/pulumi-cli.md).
  *   run.ts       200 ClientSettings paced at a 10 req/s tenant (up, preview, refresh, destroy),
  *                with where each command's wall time goes
- *   reads.ts     client reads through the client directory (list pages or single GETs), per pass
+ *   reads.ts     client reads through the read pass (list pages or single GETs), per pass
  *   generate.ts  `pulumi-tenant generate` on a 1,000-client tenant at 2 req/s
  * Timing is sensitive to whatever else runs on the machine: the load average is printed before
  * and after each benchmark.

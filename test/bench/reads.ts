@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (second part): what client reads cost through the client directory
+ * `npm run bench` (second part): what client reads cost through the client read pass
  * (docs/client-reads.md), run as a user runs them: the packed package installed in a fresh
  * project, the clients-from-data example, the real `pulumi` CLI (its preview pass first, Check and
  * Diff one registration at a time). A `refresh` reads in two provider hosts (its preview pass, then
