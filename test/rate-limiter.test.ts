@@ -115,6 +115,12 @@ describe("TenantRateLimiter", () => {
     expect(limiter.state().rate).toBeLessThanOrEqual(2);
   });
 
+  it("never paces below 2/s, the platform's slowest plan, whatever a coarse answer implies", async () => {
+    // A bucket of 2 with no whole token left, full in 1.5 s: the bound is 1 token in 1.5 s.
+    const limiter = await afterFirstAnswer({ limit: 2, remaining: 0, resetIn: 1.5 });
+    expect(limiter.state().rate).toBe(2);
+  });
+
   it("counts tokens from the answer to the latest request, not from one overtaken by it", async () => {
     const limiter = await afterFirstAnswer({ limit: 20, remaining: 10, resetIn: 1 });
     const earlier = await limiter.acquire();

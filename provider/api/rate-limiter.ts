@@ -44,12 +44,16 @@ export interface RateLimiterState {
   readonly queued: number;
 }
 
-/** Options, mostly for tests: the clock and the rate assumed before anything is learned. */
+/** Options, mostly for tests: the clock, the slowest rate, the first answer's concurrency. */
 export interface RateLimiterOptions {
   /** Milliseconds since the epoch; defaults to `Date.now`. */
   readonly now?: () => number;
-  /** Rate assumed until the headers say otherwise; 2/s is the slowest real tenant. */
-  readonly initialRate?: number;
+  /**
+   * The slowest rate the tenant can have, known before any answer: 2/s, the platform's slowest
+   * plan (docs/decisions.md, "Pacing and retries"). Learned bounds below it are ignored; with a bucket of 2,
+   * one answer's bound can be half the true rate.
+   */
+  readonly minimumRate?: number;
   /** Requests allowed in flight before the first answer has told us the bucket size. */
   readonly initialConcurrency?: number;
 }
@@ -74,7 +78,6 @@ export class TenantRateLimiter {
   private tokens: number;
   private updatedAt: number;
   private inFlight = 0;
-  private learned = false;
   /** When the request whose answer last set the local count was let out. */
   private syncedSentAt = Number.NEGATIVE_INFINITY;
   private readonly queue: Waiter[] = [];
@@ -82,7 +85,7 @@ export class TenantRateLimiter {
 
   constructor(options: RateLimiterOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.rate = options.initialRate ?? 2;
+    this.rate = options.minimumRate ?? 2;
     this.initialConcurrency = options.initialConcurrency ?? 1;
     this.tokens = this.initialConcurrency;
     this.updatedAt = this.now();
@@ -168,10 +171,7 @@ export class TenantRateLimiter {
     // refill rate.
     if (missing <= 0 || secondsToFull <= 0) return;
     const lowerBound = missing / secondsToFull;
-    if (!this.learned || lowerBound > this.rate) {
-      this.rate = lowerBound;
-      this.learned = true;
-    }
+    if (lowerBound > this.rate) this.rate = lowerBound;
   }
 
   private refill(): void {
