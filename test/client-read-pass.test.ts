@@ -238,52 +238,52 @@ describe("the cost bound", () => {
   const sizes = [0, 1, 100, 101, 250, 1000, 2500];
   const reads = (t: number) => [...new Set([1, 2, 3, 5, 10, 24, 25, 26, Math.floor(t / 2), t])];
 
-  it("holds for reads one at a time, for every tested tenant size and number of reads", async () => {
+  /**
+   * The cases, `n` reads of a `t`-client tenant, whose calls exceed {@link bound}: `run` reads
+   * `n` managed clients through a fresh pass of a tenant that `setup(t, options(n, t))` makes.
+   */
+  async function overBound(
+    run: (pass: ClientReadPass<string>, ids: string[]) => Promise<unknown>,
+    options: (n: number, t: number) => SimulatedTenantOptions = () => ({}),
+  ): Promise<string[]> {
     const over: string[] = [];
     for (const t of sizes) {
       for (const n of reads(t).filter((x) => x <= t)) {
-        const { tenant, pass } = setup(t);
-        await readSerially(pass, managedIds(tenant, n));
+        const { tenant, pass } = setup(t, options(n, t));
+        await run(pass, managedIds(tenant, n));
         if (tenant.count() > bound(n, t)) over.push(`${n} of ${t}: ${tenant.count()}`);
       }
     }
-    expect(over).toEqual([]);
+    return over;
+  }
+
+  it("holds for reads one at a time, for every tested tenant size and number of reads", async () => {
+    expect(await overBound(readSerially)).toEqual([]);
   });
 
   it("holds for reads issued together, for every tested tenant size and number of reads", async () => {
-    const over: string[] = [];
-    for (const t of sizes) {
-      for (const n of reads(t).filter((x) => x <= t)) {
-        const { tenant, pass } = setup(t);
-        await readTogether(pass, managedIds(tenant, n));
-        if (tenant.count() > bound(n, t)) over.push(`${n} of ${t}: ${tenant.count()}`);
-      }
-    }
-    expect(over).toEqual([]);
+    expect(await overBound(readTogether)).toEqual([]);
   });
 
   it("holds for reads from 8 workers answered out of order, as Pulumi's --parallel sends them", async () => {
-    const over: string[] = [];
-    for (const t of sizes) {
-      for (const n of reads(t).filter((x) => x <= t)) {
-        let seed = n * 7919 + t;
-        const { tenant, pass } = setup(t, {
-          turns: () => {
-            seed = (seed * 1103515245 + 12345) % 2147483648;
-            return seed % 4;
-          },
-        });
-        const queue = managedIds(tenant, n);
-        const worker = async () => {
-          for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-            await pass.read(id, FIELDS, id);
-          }
-        };
-        await Promise.all(Array.from({ length: 8 }, worker));
-        if (tenant.count() > bound(n, t)) over.push(`${n} of ${t}: ${tenant.count()}`);
-      }
-    }
-    expect(over).toEqual([]);
+    const eightWorkers = async (pass: ClientReadPass<string>, queue: string[]) => {
+      const worker = async () => {
+        for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+          await pass.read(id, FIELDS, id);
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, worker));
+    };
+    const outOfOrder = (n: number, t: number): SimulatedTenantOptions => {
+      let seed = n * 7919 + t;
+      return {
+        turns: () => {
+          seed = (seed * 1103515245 + 12345) % 2147483648;
+          return seed % 4;
+        },
+      };
+    };
+    expect(await overBound(eightWorkers, outOfOrder)).toEqual([]);
   });
 
   it("comes down to one call per page when the stack reads the whole tenant together", async () => {

@@ -1,7 +1,7 @@
 /**
  * The vocabulary and the pure decisions of client reads (docs/client-reads.md): what a read
  * answers, the two calls a read pass makes, and the rules that choose, per batch of reads, between
- * single GETs and list pages. The read pass (client-reads.ts) only carries out what
+ * single GETs and list pages. The read pass (client-read-pass.ts) only carries out what
  * {@link planBatch} decides.
  *
  * @module

@@ -1,3 +1,11 @@
+/**
+ * What a resource class hands to `dynamic.Resource`, in one place ({@link registration}): the
+ * provider shim, the inputs with the `tenant` input (its credentials secret) and the resource's
+ * name, the options that keep some outputs secret, and the type token.
+ *
+ * @module
+ */
+
 import * as pulumi from "@pulumi/pulumi";
 import {
   type ConnectionSetting,
@@ -8,14 +16,6 @@ import {
 import type { TenantProvider } from "../providers/provider-base.js";
 import { NAME_KEY } from "../resource-name.js";
 import type { ResourceKind } from "../schema/kinds.js";
-
-/**
- * What a resource class hands to `dynamic.Resource`, in one place ({@link registration}): the
- * provider shim, the inputs with the `tenant` input (its credentials secret) and the resource's
- * name, the options that keep some outputs secret, and the type token.
- *
- * @module
- */
 
 /**
  * The `tenant` input of every resource: `{ domain, apiToken }` or

@@ -7,9 +7,9 @@
  */
 
 import type {
+  WireClient as AnsweredClient,
   ClientListPage,
   ClientReadTransport,
-  WireClient as DirectoryClient,
 } from "../../provider/api/client-read-policy.js";
 import { clientAsAnswered, type WireClient } from "../tenant-api/clients.js";
 import { generatedClients } from "../tenant-api/seed.js";
@@ -82,7 +82,7 @@ export class SimulatedTenant {
   }
 
   /** The client as a single GET with `fields` would answer it now. */
-  answered(id: string, fields: readonly string[]): DirectoryClient | undefined {
+  answered(id: string, fields: readonly string[]): AnsweredClient | undefined {
     const client = this.clients.find((c) => c.client_id === id);
     return client === undefined ? undefined : this.view(client, fields);
   }
@@ -106,12 +106,12 @@ export class SimulatedTenant {
     };
   }
 
-  private view(client: WireClient, fields: readonly string[]): DirectoryClient {
+  private view(client: WireClient, fields: readonly string[]): AnsweredClient {
     const shown = clientAsAnswered(client, {
       selection: { fields, include: true },
       showKeys: this.options.hideKeys !== true,
     });
-    return shown as DirectoryClient;
+    return shown as AnsweredClient;
   }
 
   private answer<T>(call: TenantCall, compute: () => T): Promise<T> {

@@ -25,10 +25,10 @@ import { ApiError, defaultErrorCode, OAuthError, reasonPhrase } from "./errors.j
 import { registerManagementRoutes } from "./management-routes.js";
 import { registerOAuthRoutes } from "./oauth-routes.js";
 
-/** The route template of a request, or its path when no route matched (for the counters). */
 /** What `onRequest` was told of each request, so that `onAnswer` tells of the same object. */
 const toldOf = new WeakMap<FastifyRequest, TenantApiRequest>();
 
+/** The route template of a request, or its path when no route matched (for the counters). */
 function routeOf(request: FastifyRequest): string {
   return request.routeOptions.url ?? pathOf(request.url);
 }
