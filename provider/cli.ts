@@ -1,24 +1,45 @@
 #!/usr/bin/env node
 /**
- * The `pulumi-tenant` command shipped with the package (`npx pulumi-tenant generate ...`). One
- * subcommand so far: `generate` (README "Adopt an existing tenant").
+ * The `pulumi-tenant` command shipped with the package: `generate` (README "Adopt an existing
+ * tenant"), `snapshot` and `local-tenant` (README "Testing your own program").
+ *
+ * Each command's module is loaded only when that command runs, so `generate` and `snapshot` never
+ * load the local tenant's server and its dependencies.
  *
  * @module
  */
 
-import { runGenerate } from "./generate/command.js";
+const COMMANDS = `Usage: pulumi-tenant <command> [options]   (pulumi-tenant <command> --help)
 
-const COMMANDS =
-  "Usage: pulumi-tenant generate --out DIR [options]   (pulumi-tenant generate --help)";
+  generate --out DIR       write a Pulumi program that declares the live tenant as it is
+  snapshot --out FILE      write a seed of the live tenant for the local tenant, secrets left out
+  local-tenant             serve the local tenant until stopped, printing one JSON line`;
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const io = {
+    stdout: (text: string) => process.stdout.write(text),
+    stderr: (text: string) => process.stderr.write(text),
+    env: process.env,
+  };
   if (command === "generate") {
-    return runGenerate(rest, {
-      stdout: (text) => process.stdout.write(text),
-      stderr: (text) => process.stderr.write(text),
-      env: process.env,
-    });
+    const { runGenerate } = await import("./generate/command.js");
+    return runGenerate(rest, io);
+  }
+  if (command === "snapshot") {
+    const { runSnapshot } = await import("./local-tenant/snapshot.js");
+    return runSnapshot(rest, io);
+  }
+  if (command === "local-tenant") {
+    const { requireServerPeers } = await import("./local-tenant/peers.js");
+    try {
+      requireServerPeers({ tls: rest.includes("--tls") });
+    } catch (error) {
+      process.stderr.write(`pulumi-tenant local-tenant: ${(error as Error).message}\n`);
+      return 1;
+    }
+    const { runLocalTenant } = await import("./local-tenant/command.js");
+    return runLocalTenant(rest, io);
   }
   if (command === undefined || command === "--help" || command === "-h") {
     process.stdout.write(`${COMMANDS}\n`);

@@ -1,5 +1,5 @@
 /**
- * The error classes of pulumi-tenant (the resources' and the `generate` command's), one per kind
+ * The error classes of pulumi-tenant (the resources', the commands' and the local tenant's), one per kind
  * of failure, each with a stable `name` and
  * `code` that programs and tests can match on (messages may be reworded, codes may not).
  *
@@ -27,6 +27,10 @@ export const ErrorCodes = {
   generateUsage: "ERR_GENERATE_USAGE",
   unknownClient: "ERR_GENERATE_UNKNOWN_CLIENT",
   generateOutput: "ERR_GENERATE_OUTPUT",
+  commandUsage: "ERR_COMMAND_USAGE",
+  seed: "ERR_LOCAL_TENANT_SEED",
+  localTenant: "ERR_LOCAL_TENANT",
+  snapshotOutput: "ERR_SNAPSHOT_OUTPUT",
 } as const;
 
 /** One of {@link ErrorCodes}. */
@@ -282,9 +286,41 @@ export class GenerateOutputError extends errorKind(
 ) {}
 
 /**
+ * The command line of `pulumi-tenant local-tenant` or `pulumi-tenant snapshot` is wrong (unknown
+ * flag, missing or bad value), or an option of `startLocalTenant` is. Nothing was started or
+ * written; the command exits with 2 ({@link exitStatusOf}).
+ *
+ * @example `--port must be an integer from 0 to 65535, got "http"`
+ */
+export class CommandUsageError extends errorKind("CommandUsageError", ErrorCodes.commandUsage) {}
+
+/**
+ * A seed of the local tenant cannot be used: unreadable, not JSON, of a newer format version, or
+ * holding what the platform would refuse (a client twice, an event stream id that is not 26
+ * characters, ...). The message names the file (when there is one), the JSON path of every
+ * problem and the problem; the local tenant does not start (docs/local-tenant.md, "Seed file
+ * format").
+ *
+ * @example `invalid seed tenant-seed.json: clients[1].client_id: "D" is already the id of clients[0]`
+ */
+export class SeedError extends errorKind("SeedError", ErrorCodes.seed) {}
+
+/**
+ * The local tenant could not start for a reason other than its seed or its options: the port is
+ * in use, the address cannot be listened on. Nothing is left listening.
+ */
+export class LocalTenantError extends errorKind("LocalTenantError", ErrorCodes.localTenant) {}
+
+/** `snapshot` cannot write its seed: the file exists without `--force`, or I/O fails. */
+export class SnapshotOutputError extends errorKind(
+  "SnapshotOutputError",
+  ErrorCodes.snapshotOutput,
+) {}
+
+/**
  * The exit status of a command that failed with `error`: 2 for a wrong command line (the
  * convention of command-line tools), 1 for everything else.
  */
 export function exitStatusOf(error: TenantError): number {
-  return error instanceof GenerateUsageError ? 2 : 1;
+  return error instanceof GenerateUsageError || error instanceof CommandUsageError ? 2 : 1;
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { TenantApiError, TenantTimeoutError } from "../provider/errors.js";
 import type { Props } from "../provider/json.js";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
+import type { TenantState } from "../provider/local-tenant/store.js";
 import { type Harness, startHarness, useHarnessPerTest } from "./support/harness.js";
-import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
-import type { TenantState } from "./tenant-api/store.js";
 
 const WEB = DEFAULT_SEED_IDS.regularWeb;
 const SPA = DEFAULT_SEED_IDS.spa;

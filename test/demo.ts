@@ -11,6 +11,8 @@
  * resolves `pulumi-tenant` through this repository's node_modules, as a user's program does.
  */
 import { resolve } from "node:path";
+import { startTenantApi, type TenantState } from "../provider/local-tenant/index.js";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import {
   type ConfigValues,
   PASSPHRASE,
@@ -20,8 +22,6 @@ import {
   type RunOptions,
 } from "./support/pulumi.js";
 import { tenantConfig, tenantExampleConfig } from "./support/stack-config.js";
-import { startTenantApi, type TenantState } from "./tenant-api/index.js";
-import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 const PROGRAM = resolve(__dirname, "..", "examples", "tenant");
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;

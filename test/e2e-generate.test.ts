@@ -12,12 +12,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { TenantApi, TenantApiOptions } from "../provider/local-tenant/index.js";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { CLIENT_SETTINGS_FIELDS } from "../provider/schema/index.js";
 import { type Stack, startStack } from "./support/e2e.js";
 import { type InstalledProject, installPackedPackage } from "./support/installed-package.js";
 import { RICH_IDS, RICH_SECRETS, RICH_SEED } from "./support/rich-tenant.js";
-import type { TenantApi, TenantApiOptions } from "./tenant-api/index.js";
-import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 const run = promisify(execFile);
 

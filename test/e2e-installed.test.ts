@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { installedExample, type Stack, startStack, tenantExampleConfig } from "./support/e2e.js";
 import type { InstalledProject } from "./support/installed-package.js";
-import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 /**
  * As a user meets the package: `npm pack`, installed into a fresh Pulumi project outside the

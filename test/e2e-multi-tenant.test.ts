@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { startTenantApi, type TenantApi } from "../provider/local-tenant/index.js";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import {
   type ConfigValues,
   example,
@@ -15,8 +17,6 @@ import {
   type PulumiResult,
   revealed,
 } from "./support/pulumi.js";
-import { startTenantApi, type TenantApi } from "./tenant-api/index.js";
-import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 /**
  * examples/multi-tenant under the real pulumi CLI: one program, two local tenants with different

@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { type Stack, startStack } from "./support/e2e.js";
 import type { PulumiResult } from "./support/pulumi.js";
-import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 const REPO = resolve(__dirname, "..");
 const PACK = join(REPO, "examples", "policy-pack");
@@ -185,7 +185,7 @@ const AUDIT_FIELDS =
   "jwtConfiguration,refreshToken";
 
 /**
- * What the default seed's clients break (test/tenant-api/seed.ts): the customer portal allows the
+ * What the default seed's clients break (provider/local-tenant/seed.ts): the customer portal allows the
  * implicit grant, has a loopback callback and is not OIDC conformant; the dashboard SPA allows
  * cross-origin authentication; three clients keep the platform's default refresh token, which
  * neither rotates nor expires.

@@ -6,9 +6,9 @@
  */
 import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { type Stack, type StackRunOptions, startStack } from "./support/e2e.js";
 import type { PulumiCommand, PulumiResult } from "./support/pulumi.js";
-import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
 const PARTNER = DEFAULT_SEED_IDS.strictThirdParty;

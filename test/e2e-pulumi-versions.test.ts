@@ -16,7 +16,7 @@ import {
   undoAfterEach,
 } from "./support/e2e.js";
 import type { InstalledProject } from "./support/installed-package.js";
-import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 
 const run = promisify(execFile);
 const FLOOR = "3.139.0";

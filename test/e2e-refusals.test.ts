@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { clientsFile, example, type Stack, startStack } from "./support/e2e.js";
 import type { PulumiCommand, PulumiResult } from "./support/pulumi.js";
-import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
 const PARTNER = DEFAULT_SEED_IDS.strictThirdParty;

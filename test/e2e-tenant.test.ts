@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
+import type { TenantState } from "../provider/local-tenant/store.js";
 import { example, type Stack, startStack, tenantExampleConfig } from "./support/e2e.js";
-import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
-import type { TenantState } from "./tenant-api/store.js";
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
 const DASHBOARD = DEFAULT_SEED_IDS.spa;

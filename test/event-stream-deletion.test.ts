@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import {
   type Harness,
   readOnlyConfig,
   startHarness,
   useHarnessPerTest,
 } from "./support/harness.js";
-import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 let h: Harness;
 useHarnessPerTest(

@@ -15,11 +15,16 @@ import { type GenerateOptions, parseGenerateArgs } from "../provider/generate/op
 import { printMembers, printString } from "../provider/generate/print.js";
 import { renderIndex, renderProject } from "../provider/generate/project.js";
 import { ownClientIdOf, selectClients } from "../provider/generate/selection.js";
+import { KEY_MATERIAL_FIELDS, type WireClient } from "../provider/local-tenant/clients.js";
+import {
+  DEFAULT_SEED,
+  DEFAULT_SEED_IDS,
+  loadSeed,
+  type TenantSeed,
+} from "../provider/local-tenant/seed.js";
 import { CLIENT_SETTINGS_FIELDS, checkInputs } from "../provider/schema/index.js";
 import { REPO_ROOT } from "./support/installed-package.js";
 import { RICH_IDS, RICH_SECRETS, RICH_SEED } from "./support/rich-tenant.js";
-import { KEY_MATERIAL_FIELDS, type WireClient } from "./tenant-api/clients.js";
-import { DEFAULT_SEED, DEFAULT_SEED_IDS, loadSeed, type TenantSeed } from "./tenant-api/seed.js";
 
 const run = promisify(execFile);
 

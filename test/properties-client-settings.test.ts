@@ -1,5 +1,7 @@
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_SEED_IDS, type WireClient } from "../provider/local-tenant/index.js";
+import { fromWire, toWire } from "../provider/local-tenant/wire.js";
 import { matchesDeclared } from "../provider/plan/compare.js";
 import { NAME_KEY } from "../provider/resource-name.js";
 import {
@@ -15,8 +17,7 @@ import {
 } from "./support/arbitraries/index.js";
 import { type Harness, useFileHarness } from "./support/harness.js";
 import { PLATFORM_APP_TYPES } from "./support/platform.js";
-import { callApi, DEFAULT_SEED_IDS, fetchToken, type WireClient } from "./tenant-api/index.js";
-import { fromWire, toWire } from "./tenant-api/wire.js";
+import { callApi, fetchToken } from "./support/test-client.js";
 
 /** How many generated inputs each property checks: the issue asks for at least these. */
 const RUNS = {

@@ -1,5 +1,8 @@
 import { rm, stat, writeFile } from "node:fs/promises";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { TenantApiOptions, TenantApiRequest } from "../provider/local-tenant/index.js";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
+import type { TenantState } from "../provider/local-tenant/store.js";
 import {
   example,
   type Stack,
@@ -13,9 +16,7 @@ import {
   type PulumiResult,
   processTree,
 } from "./support/pulumi.js";
-import { fetchToken, type TenantApiOptions, type TenantApiRequest } from "./tenant-api/index.js";
-import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
-import type { TenantState } from "./tenant-api/store.js";
+import { fetchToken } from "./support/test-client.js";
 
 /**
  * The tenant example run end to end by the real pulumi CLI while things go wrong. `up` must either

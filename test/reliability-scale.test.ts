@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { applyClientPatch, generatedClients } from "../provider/local-tenant/index.js";
 import { clientsFile, example, startStack, undoAfterEach } from "./support/e2e.js";
 import type { PulumiResult } from "./support/pulumi.js";
-import { applyClientPatch, generatedClients } from "./tenant-api/index.js";
 
 /**
  * A large stack under faults, run by the real pulumi CLI: the clients-from-data example with one

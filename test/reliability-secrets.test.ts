@@ -3,12 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTenantApi } from "../provider/local-tenant/index.js";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { ClientSettingsProvider } from "../provider/providers/client-settings.js";
 import { clientsFile, example, type Stack, startStack } from "./support/e2e.js";
 import { readOnlyConfig, stackConfig } from "./support/harness.js";
 import type { PulumiCommand, PulumiResult } from "./support/pulumi.js";
-import { fetchToken, startTenantApi } from "./tenant-api/index.js";
-import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
+import { fetchToken } from "./support/test-client.js";
 
 /**
  * A full lifecycle (preview, up, refresh, destroy) run by the real pulumi CLI with every kind of

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { fromWire, toWire, validateWire, wireSchema } from "../provider/local-tenant/wire.js";
 import { clientSettingsSchema } from "../provider/schema/client-settings.js";
 import { eventStreamDeletionSchema } from "../provider/schema/event-stream-deletion.js";
 import {
@@ -13,7 +14,6 @@ import {
 import { pushProviderSelectionSchema } from "../provider/schema/push-provider-selection.js";
 import { UNKNOWN } from "../provider/schema/unknown.js";
 import { camelToSnake, snakeToCamel } from "../provider/schema/wire.js";
-import { fromWire, toWire, validateWire, wireSchema } from "./tenant-api/wire.js";
 
 /** The 55 client fields as the platform spells them, in its order (docs/platform.md). */
 const SPEC_FIELDS = [

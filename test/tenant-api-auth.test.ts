@@ -6,20 +6,19 @@
 
 import { beforeAll, describe, expect, it } from "vitest";
 import {
+  ADMIN_SCOPES,
+  DEFAULT_SEED_IDS,
+  type TenantApi,
+  type TokenResponse,
+} from "../provider/local-tenant/index.js";
+import {
   clientRoute,
   errorBody,
   PROVIDER,
   streamRoute,
   useTenantApi,
 } from "./support/tenant-api-suite.js";
-import {
-  ADMIN_SCOPES,
-  callApi,
-  DEFAULT_SEED_IDS,
-  fetchToken,
-  type TenantApi,
-  type TokenResponse,
-} from "./tenant-api/index.js";
+import { callApi, fetchToken } from "./support/test-client.js";
 
 const WEB = clientRoute(DEFAULT_SEED_IDS.regularWeb);
 const STREAM = streamRoute(DEFAULT_SEED_IDS.webhookStream);

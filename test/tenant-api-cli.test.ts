@@ -1,5 +1,5 @@
 /**
- * The local tenant API's command line (`npm run tenant-api`), run as a user runs it: a child
+ * The local tenant's command line (`pulumi-tenant local-tenant`, `npm run tenant-api`), run as a user runs it: a child
  * process that prints one JSON line, serves, and exits 0 on SIGTERM or SIGINT. Also `--seed`,
  * `--tls` and the refusal of bad arguments.
  */
@@ -11,8 +11,8 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type CliReadyLine, parseCliArgs } from "./tenant-api/cli.js";
-import { callApi, fetchToken } from "./tenant-api/index.js";
+import { type CliReadyLine, parseCliArgs } from "../provider/local-tenant/command.js";
+import { callApi, fetchToken } from "./support/test-client.js";
 
 const ROOT = join(__dirname, "..");
 const TSX_CLI = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
@@ -69,7 +69,7 @@ function startCli(command: string, args: string[]): Promise<Started> {
 
 /** Runs the CLI to its end (for arguments it refuses). */
 async function runCliToEnd(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [TSX_CLI, "test/tenant-api/cli.ts", ...args], {
+  const child = spawn(process.execPath, [TSX_CLI, "provider/cli.ts", "local-tenant", ...args], {
     cwd: ROOT,
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -103,11 +103,12 @@ afterEach(() => {
   for (const child of children) child.kill("SIGKILL");
 });
 
-describe("npm run tenant-api / npx tsx test/tenant-api/cli.ts", () => {
+describe("pulumi-tenant local-tenant (npm run tenant-api)", () => {
   it("prints one JSON line, serves the API with the printed credentials, and exits 0 on SIGTERM", async () => {
     const { line, exited } = await startCli("npx", [
       "tsx",
-      "test/tenant-api/cli.ts",
+      "provider/cli.ts",
+      "local-tenant",
       "--port",
       "0",
       "--rate-limit",
@@ -159,7 +160,8 @@ describe("npm run tenant-api / npx tsx test/tenant-api/cli.ts", () => {
   it("exits 0 on SIGINT", async () => {
     const { child, exited } = await startCli(process.execPath, [
       TSX_CLI,
-      "test/tenant-api/cli.ts",
+      "provider/cli.ts",
+      "local-tenant",
       "--port",
       "0",
     ]);
@@ -197,7 +199,8 @@ describe("npm run tenant-api / npx tsx test/tenant-api/cli.ts", () => {
       );
       const { child, line, exited } = await startCli(process.execPath, [
         TSX_CLI,
-        "test/tenant-api/cli.ts",
+        "provider/cli.ts",
+        "local-tenant",
         "--port",
         "0",
         "--seed",
@@ -229,10 +232,11 @@ describe("npm run tenant-api / npx tsx test/tenant-api/cli.ts", () => {
       );
       const { code, stderr } = await runCliToEnd(["--port", "0", "--seed", seedFile]);
       expect(code).toBe(1);
-      expect(stderr).toContain("invalid seed: clients[0]");
-      expect(stderr).toContain("name: ");
       expect(stderr).toContain(
-        "eventStreams[0] (est_short): must be exactly 26 characters (got 9)",
+        `pulumi-tenant local-tenant: invalid seed ${seedFile}: clients[0].name: `,
+      );
+      expect(stderr).toContain(
+        'eventStreams[0]: must be exactly 26 characters (got 9) ("est_short")',
       );
     });
   });
@@ -240,7 +244,8 @@ describe("npm run tenant-api / npx tsx test/tenant-api/cli.ts", () => {
   it("serves HTTPS with --tls, trusted only through the printed CA file, which it deletes on exit", async () => {
     const { child, line, exited } = await startCli(process.execPath, [
       TSX_CLI,
-      "test/tenant-api/cli.ts",
+      "provider/cli.ts",
+      "local-tenant",
       "--port",
       "0",
       "--tls",
@@ -262,7 +267,7 @@ describe("npm run tenant-api / npx tsx test/tenant-api/cli.ts", () => {
     const { code, stderr } = await runCliToEnd(["--prot", "0"]);
     expect(code).toBe(2);
     expect(stderr).toContain("Unknown option '--prot'");
-    expect(stderr).toContain("usage: tenant-api");
+    expect(stderr).toContain("Usage: pulumi-tenant local-tenant [options]");
   });
 
   it("exits 2 for a fault spec it cannot read", async () => {
@@ -308,7 +313,7 @@ describe("parseCliArgs", () => {
 
   it("refuses a port that is not a number", () => {
     expect(() => parseCliArgs(["--port", "http"])).toThrow(
-      '--port must be an integer of at least 0, got "http"',
+      '--port must be an integer from 0 to 65535, got "http"',
     );
   });
 });

@@ -1,23 +1,21 @@
 /**
- * The client list `GET /api/v2/clients` of the local tenant API (test/tenant-api/README.md, "Client list"):
+ * The client list `GET /api/v2/clients` of the local tenant API (docs/local-tenant.md, "Client list"):
  * paging, totals, field selection, filters, key material, query refusals, and the rate limit,
  * counters and faults it shares with every route; the generated clients of large test tenants.
  */
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { parseCliArgs } from "./tenant-api/cli.js";
+import { parseCliArgs } from "../provider/local-tenant/command.js";
 import {
-  type ApiAnswer,
-  callApi,
   DEFAULT_SEED,
   DEFAULT_SEED_IDS,
-  fetchToken,
   KEY_MATERIAL_FIELDS,
   loadSeed,
   startTenantApi,
   type TenantApi,
   type WireClient,
-} from "./tenant-api/index.js";
+} from "../provider/local-tenant/index.js";
+import { type ApiAnswer, callApi, fetchToken } from "./support/test-client.js";
 
 const LIST = "/api/v2/clients";
 const client = (id: string) => `/api/v2/clients/${id}`;
@@ -443,11 +441,11 @@ describe("generated clients", () => {
 
   it("refuse a negative count", () => {
     expect(() => loadSeed(DEFAULT_SEED, { extraClients: -1 })).toThrow(
-      "invalid seed: extraClients must be a non-negative integer, got -1",
+      "invalid seed: extraClients: must be a non-negative integer, got -1",
     );
   });
 
   it("are asked for on the command line with --clients N", () => {
-    expect(parseCliArgs(["--clients", "5000"]).extraClients).toBe(5000);
+    expect(parseCliArgs(["--clients", "5000"])).toMatchObject({ extraClients: 5000 });
   });
 });

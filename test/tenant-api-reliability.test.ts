@@ -6,25 +6,24 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  buildApp,
+  createRandom,
+  createServerContext,
+  DEFAULT_SEED_IDS,
+  isLoopback,
+  parseFaultSpec,
+  startTenantApi,
+  type TenantApi,
+  TokenBucket,
+} from "../provider/local-tenant/index.js";
+import {
   clientRoute,
   errorBody,
   expectErrorAnswer,
   PROVIDER,
   useTenantApi,
 } from "./support/tenant-api-suite.js";
-import {
-  buildApp,
-  callApi,
-  createRandom,
-  createServerContext,
-  DEFAULT_SEED_IDS,
-  fetchToken,
-  isLoopback,
-  parseFaultSpec,
-  startTenantApi,
-  type TenantApi,
-  TokenBucket,
-} from "./tenant-api/index.js";
+import { callApi, fetchToken } from "./support/test-client.js";
 
 const WEB = clientRoute(DEFAULT_SEED_IDS.regularWeb);
 

@@ -4,16 +4,16 @@
  */
 
 import { describe, expect, it } from "vitest";
+import { SeedError } from "../provider/errors.js";
 import {
   ADMIN_SCOPES,
   DEFAULT_SEED,
   DEFAULT_SEED_IDS,
   loadSeed,
   READ_ONLY_SCOPES,
-  SeedError,
   startTenantApi,
   TenantStore,
-} from "./tenant-api/index.js";
+} from "../provider/local-tenant/index.js";
 
 describe("default seed", () => {
   it("holds a regular web app, a SPA, a strict third-party client and two machine-to-machine clients", () => {
@@ -116,7 +116,7 @@ describe("seed format", () => {
           { client_id: "B", name: "b", description: "d".repeat(141) },
         ],
       }),
-    ).toThrow(/clients\[0\] \(A\): name: .*; clients\[1\] \(B\): description: /);
+    ).toThrow(/^invalid seed: clients\[0\]\.name: .*; clients\[1\]\.description: /);
   });
 
   it("refuses a seeded client with post_login_prompt that is not OIDC conformant", () => {
@@ -131,7 +131,7 @@ describe("seed format", () => {
 
   it("refuses an event stream id that is not 26 characters", () => {
     expect(() => loadSeed({ eventStreams: ["est_123"] })).toThrow(
-      "invalid seed: eventStreams[0] (est_123): must be exactly 26 characters (got 7)",
+      'invalid seed: eventStreams[0]: must be exactly 26 characters (got 7) ("est_123")',
     );
   });
 
@@ -152,12 +152,14 @@ describe("seed format", () => {
     } catch (error) {
       message = (error as Error).message;
     }
-    expect(message).toContain('unknown seed member "extra"');
-    expect(message).toContain("clients[1]: duplicate client_id D");
+    expect(message).toContain("extra: is not a seed member");
+    expect(message).toContain('clients[1].client_id: "D" is already the id of clients[0]');
     expect(message).toContain("admin: client D has no client_secret");
     expect(message).toContain("readOnly: no seeded client has client_id nobody");
     expect(message).toContain("grants: no seeded client has client_id ghost");
-    expect(message).toContain("eventStreams[1]: duplicate id est_0000000000000000000001");
+    expect(message).toContain(
+      'eventStreams[1]: "est_0000000000000000000001" is already the id of eventStreams[0]',
+    );
   });
 
   it("starts a server on a seed object", async () => {

@@ -7,6 +7,12 @@
 
 import { describe, expect, it } from "vitest";
 import {
+  DEFAULT_SEED_IDS,
+  type TenantApi,
+  type WireClient,
+} from "../provider/local-tenant/index.js";
+import { validateWire } from "../provider/local-tenant/wire.js";
+import {
   clientRoute,
   errorBody,
   expectErrorAnswer,
@@ -14,14 +20,7 @@ import {
   streamRoute,
   useTenantApi,
 } from "./support/tenant-api-suite.js";
-import {
-  type ApiAnswer,
-  callApi,
-  DEFAULT_SEED_IDS,
-  type TenantApi,
-  type WireClient,
-} from "./tenant-api/index.js";
-import { validateWire } from "./tenant-api/wire.js";
+import { type ApiAnswer, callApi } from "./support/test-client.js";
 
 let api: TenantApi;
 let token: string;

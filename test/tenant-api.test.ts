@@ -5,19 +5,19 @@
 
 import { describe, expect, it } from "vitest";
 import {
+  DEFAULT_SEED_IDS,
+  RESPONSE_ONLY_FIELDS,
+  type TenantApi,
+  type WireClient,
+} from "../provider/local-tenant/index.js";
+import {
   clientRoute,
   expectErrorAnswer,
   PROVIDER,
   streamRoute,
   useTenantApi,
 } from "./support/tenant-api-suite.js";
-import {
-  callApi,
-  DEFAULT_SEED_IDS,
-  RESPONSE_ONLY_FIELDS,
-  type TenantApi,
-  type WireClient,
-} from "./tenant-api/index.js";
+import { callApi } from "./support/test-client.js";
 
 let api: TenantApi;
 let token: string;

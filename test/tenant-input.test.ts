@@ -1,13 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Props } from "../provider/json.js";
+import { startTenantApi, type TenantApi } from "../provider/local-tenant/index.js";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { ClientSettingsProvider } from "../provider/providers/client-settings.js";
 import { EventStreamDeletionProvider } from "../provider/providers/event-stream-deletion.js";
 import { PushProviderSelectionProvider } from "../provider/providers/push-provider-selection.js";
 import { connectionInput } from "../provider/resources/registration.js";
 import { stackConfig } from "./support/harness.js";
-import { startTenantApi, type TenantApi } from "./tenant-api/index.js";
-import { DEFAULT_SEED_IDS } from "./tenant-api/seed.js";
 
 /**
  * The `tenant` input as the providers see it: each operation reaches the tenant its props name

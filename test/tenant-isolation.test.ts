@@ -3,8 +3,8 @@ import type { OperationContext } from "../provider/api/client.js";
 import { getTenantClient } from "../provider/api/tenants.js";
 import type { Credentials, TenantSettings } from "../provider/config.js";
 import { TenantTimeoutError } from "../provider/errors.js";
+import { startTenantApi, type TenantApi } from "../provider/local-tenant/index.js";
 import { type ScriptedServer, startScriptedServer } from "./support/scripted-server.js";
-import { startTenantApi, type TenantApi } from "./tenant-api/index.js";
 
 /**
  * Two tenants in one provider process (as two tenant inputs in one program) never share a rate

@@ -4,11 +4,11 @@ import https from "node:https";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { resolveSettings } from "../provider/config.js";
 import { TenantConfigError } from "../provider/errors.js";
+import { ADMIN_SCOPES, startTenantApi, type TenantApi } from "../provider/local-tenant/index.js";
 import { PushProviderSelectionProvider } from "../provider/providers/push-provider-selection.js";
 import { NAME_KEY } from "../provider/resource-name.js";
 import { type Harness, stackConfig, startHarness } from "./support/harness.js";
 import { REPO_ROOT } from "./support/installed-package.js";
-import { ADMIN_SCOPES, startTenantApi, type TenantApi } from "./tenant-api/index.js";
 
 const SELECTED_PROVIDER = "/guardian/factors/push-notification/selected-provider";
 

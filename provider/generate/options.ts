@@ -55,6 +55,7 @@ Options:
 Scopes needed: read:clients, read:guardian_factors. Progress and notes go to stderr.
 `;
 
+/** The flags that give the connection, shared by `generate` and `snapshot`, and their config keys. */
 const CREDENTIAL_FLAGS = {
   domain: "tenant:domain",
   "client-id": "tenant:clientId",
@@ -114,11 +115,6 @@ export function parseGenerateArgs(args: readonly string[]): GenerateOptions | "h
       `--name "${projectName}": a Pulumi project name is letters, digits, "-", "_" and "."`,
     );
   }
-  const flags = new Map<string, string>();
-  for (const [flag, key] of Object.entries(CREDENTIAL_FLAGS)) {
-    const value = values[flag as keyof typeof CREDENTIAL_FLAGS];
-    if (value !== undefined) flags.set(key, value);
-  }
   return {
     out: values.out,
     query,
@@ -127,8 +123,25 @@ export function parseGenerateArgs(args: readonly string[]): GenerateOptions | "h
     includeSelf: values["include-self"] === true,
     projectName,
     force: values.force === true,
-    config: { get: (key) => flags.get(key) },
+    config: credentialConfig(values),
   };
+}
+
+/** `parseArgs` options of the credential flags, for every command that reads a tenant. */
+export const CREDENTIAL_OPTIONS = Object.fromEntries(
+  Object.keys(CREDENTIAL_FLAGS).map((flag) => [flag, { type: "string" }]),
+) as Record<keyof typeof CREDENTIAL_FLAGS, { type: "string" }>;
+
+/** The credential flags given, as stack config keys (`--domain` → `tenant:domain`). */
+export function credentialConfig(
+  values: Partial<Record<keyof typeof CREDENTIAL_FLAGS, string | boolean | undefined>>,
+): ConfigSource {
+  const flags = new Map<string, string>();
+  for (const [flag, key] of Object.entries(CREDENTIAL_FLAGS)) {
+    const value = values[flag as keyof typeof CREDENTIAL_FLAGS];
+    if (typeof value === "string") flags.set(key, value);
+  }
+  return { get: (key) => flags.get(key) };
 }
 
 function parse(args: readonly string[]) {
@@ -145,11 +158,7 @@ function parse(args: readonly string[]) {
       "include-self": { type: "boolean" },
       name: { type: "string" },
       force: { type: "boolean" },
-      domain: { type: "string" },
-      "client-id": { type: "string" },
-      "client-secret": { type: "string" },
-      "api-token": { type: "string" },
-      audience: { type: "string" },
+      ...CREDENTIAL_OPTIONS,
       help: { type: "boolean", short: "h" },
     },
   });

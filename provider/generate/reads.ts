@@ -102,6 +102,40 @@ async function readIds(
   return answers.filter((client): client is WireClient => client !== undefined);
 }
 
+/** Event streams asked for per page: the most the local tenant's list answers (docs/local-tenant.md). */
+const EVENT_STREAMS_PER_PAGE = 100;
+
+/**
+ * Every event stream id, page by page through `GET /event-streams` (`take`, and `from` the
+ * checkpoint each page names as `next`). The spec has no list; its shape is the one
+ * docs/local-tenant.md ("Event stream list") documents. Only `read:event_streams` is needed.
+ */
+export async function readEventStreamIds(settings: TenantSettings): Promise<string[]> {
+  const api = getTenantClient(settings);
+  const ids: string[] = [];
+  let from: string | undefined;
+  // Each page either names a further checkpoint or ends the list; a tenant that repeated one
+  // would loop, so a checkpoint already seen ends it too.
+  const seen = new Set<string>();
+  for (;;) {
+    const answer = await api.call<{ eventStreams?: { id?: unknown }[]; next?: unknown }>(
+      context(settings),
+      {
+        method: "GET",
+        path: "/event-streams",
+        params: { take: String(EVENT_STREAMS_PER_PAGE), ...(from === undefined ? {} : { from }) },
+      },
+    );
+    for (const stream of answer.data?.eventStreams ?? []) {
+      if (typeof stream.id === "string") ids.push(stream.id);
+    }
+    const next = answer.data?.next;
+    if (typeof next !== "string" || next === "" || seen.has(next)) return ids;
+    seen.add(next);
+    from = next;
+  }
+}
+
 /** The selected push provider (`GET /guardian/factors/push-notification/selected-provider`). */
 async function readPushProvider(api: TenantApiClient, settings: TenantSettings): Promise<unknown> {
   const answer = await api.call<{ provider?: unknown }>(context(settings), {

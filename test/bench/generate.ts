@@ -12,7 +12,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { startTenantApi } from "../tenant-api/index.js";
+import { startTenantApi } from "../../provider/local-tenant/index.js";
 
 const run = promisify(execFile);
 

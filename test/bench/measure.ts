@@ -22,6 +22,7 @@ import { type FSWatcher, readFileSync, watch } from "node:fs";
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
+import type { TenantApiRequest } from "../../provider/local-tenant/index.js";
 import {
   type PulumiCommand,
   type PulumiProject,
@@ -29,7 +30,6 @@ import {
   processTree,
   type RunOptions,
 } from "../support/pulumi.js";
-import type { TenantApiRequest } from "../tenant-api/index.js";
 
 const run = promisify(execFile);
 

@@ -8,10 +8,10 @@
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import type { TenantApi } from "../../provider/local-tenant/index.js";
 import { installPackedPackage } from "../support/installed-package.js";
 import { PulumiProject } from "../support/pulumi.js";
 import { tenantConfig } from "../support/stack-config.js";
-import type { TenantApi } from "../tenant-api/index.js";
 
 const EXAMPLE = resolve(__dirname, "..", "..", "examples", "clients-from-data");
 

@@ -23,8 +23,8 @@
  */
 import { loadavg } from "node:os";
 import { pageCountOf } from "../../provider/api/client-read-policy.js";
+import { startTenantApi, type TenantApi } from "../../provider/local-tenant/index.js";
 import type { PulumiCommand, PulumiProject } from "../support/pulumi.js";
-import { startTenantApi, type TenantApi } from "../tenant-api/index.js";
 import {
   cell,
   checkDiff,

@@ -32,9 +32,9 @@ import { mkdir, stat, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { pageCountOf } from "../../provider/api/client-read-policy.js";
+import { startTenantApi, type TenantApi } from "../../provider/local-tenant/index.js";
+import { newClientId, type SeedClient } from "../../provider/local-tenant/seed.js";
 import type { PulumiCommand, PulumiProject } from "../support/pulumi.js";
-import { startTenantApi, type TenantApi } from "../tenant-api/index.js";
-import { newClientId, type SeedClient } from "../tenant-api/seed.js";
 import {
   cell,
   checkDiff,

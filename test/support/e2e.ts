@@ -2,7 +2,11 @@ import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach } from "vitest";
-import { startTenantApi, type TenantApi, type TenantApiOptions } from "../tenant-api/index.js";
+import {
+  startTenantApi,
+  type TenantApi,
+  type TenantApiOptions,
+} from "../../provider/local-tenant/index.js";
 import { type InstalledProject, installPackedPackage } from "./installed-package.js";
 import {
   type ConfigValues,

@@ -1,9 +1,13 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
+import {
+  startTenantApi,
+  type TenantApi,
+  type TenantApiOptions,
+} from "../../provider/local-tenant/index.js";
 import { ClientSettingsProvider } from "../../provider/providers/client-settings.js";
 import { EventStreamDeletionProvider } from "../../provider/providers/event-stream-deletion.js";
 import { PushProviderSelectionProvider } from "../../provider/providers/push-provider-selection.js";
-import { startTenantApi, type TenantApi, type TenantApiOptions } from "../tenant-api/index.js";
 
 /** The three provider implementations, configured against one local tenant API. */
 export interface Harness {

@@ -5,7 +5,7 @@
  * client, names that collide once slugged, and a secret and an encryption key that must never be
  * written. Shared by the generator's unit and end-to-end tests.
  */
-import type { TenantSeed } from "../tenant-api/seed.js";
+import type { TenantSeed } from "../../provider/local-tenant/seed.js";
 
 /** The ids of {@link RICH_SEED}'s clients. */
 export const RICH_IDS = {

@@ -11,8 +11,8 @@ import type {
   ClientListPage,
   ClientReadTransport,
 } from "../../provider/api/client-read-policy.js";
-import { clientAsAnswered, type WireClient } from "../tenant-api/clients.js";
-import { generatedClients } from "../tenant-api/seed.js";
+import { clientAsAnswered, type WireClient } from "../../provider/local-tenant/clients.js";
+import { generatedClients } from "../../provider/local-tenant/seed.js";
 
 /** One call the pass made, as the tenant saw it. */
 export type TenantCall =

@@ -2,8 +2,8 @@
  * The stack config of the programs the tests, the demo and the benchmarks run against a local
  * tenant API. Free of vitest, so that scripts run with tsx can use it too.
  */
-import type { TenantApi } from "../tenant-api/index.js";
-import { DEFAULT_SEED_IDS } from "../tenant-api/seed.js";
+import type { TenantApi } from "../../provider/local-tenant/index.js";
+import { DEFAULT_SEED_IDS } from "../../provider/local-tenant/seed.js";
 import type { ConfigValues } from "./pulumi.js";
 
 /** The stack config that connects to `api` with its client credentials (the secret a secret). */

@@ -6,12 +6,11 @@
 
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import {
-  type ApiAnswer,
-  fetchToken,
   startTenantApi,
   type TenantApi,
   type TenantApiOptions,
-} from "../tenant-api/index.js";
+} from "../../provider/local-tenant/index.js";
+import { type ApiAnswer, fetchToken } from "./test-client.js";
 
 /** The push provider selection route. */
 export const PROVIDER = "/api/v2/guardian/factors/push-notification/selected-provider";

@@ -1,14 +1,16 @@
 /**
- * The tenant the server starts with: a built-in default, or a JSON seed file (`--seed FILE`).
- * The format is documented in `README.md` next to this file.
+ * The tenant the server starts with: a built-in default, or a JSON seed file (`--seed FILE`),
+ * hand-written or taken by `pulumi-tenant snapshot`. The format, its version and what a snapshot
+ * leaves out are documented in docs/local-tenant.md ("Seed file format").
  */
 
 import { createHash, randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { isPlainObject } from "../../provider/json.js";
-import type { PathFailure } from "../../provider/schema/check-failures.js";
-import { PUSH_PROVIDERS } from "../../provider/schema/index.js";
+import { SeedError } from "../errors.js";
+import { isPlainObject } from "../json.js";
+import type { PathFailure } from "../schema/check-failures.js";
+import { PUSH_PROVIDERS } from "../schema/index.js";
 import {
   RESPONSE_ONLY_FIELDS,
   storedClientRuleFailures,
@@ -47,6 +49,14 @@ export interface SeedClient {
 
 /** The seed file format (JSON). Every member is optional. */
 export interface TenantSeed {
+  /** The format version, {@link SEED_FORMAT_VERSION}; left out, the current one. */
+  version?: number | undefined;
+  /** Where a snapshot was taken: the tenant's domain. Informational. */
+  takenFrom?: string | undefined;
+  /** When a snapshot was taken, ISO 8601. Informational. */
+  takenAt?: string | undefined;
+  /** JSON paths of the values a snapshot replaced by {@link SECRET_PLACEHOLDER} or left out. */
+  replacedFields?: string[] | undefined;
   /** Tenant name, shown in each client's `tenant` field; default `"local-tenant"`. */
   tenant?: string | undefined;
   /** Selected push provider; default `"guardian"`. */
@@ -76,13 +86,19 @@ export interface LoadedSeed {
   readOnlyClientId: string;
 }
 
-/** A seed file or object that cannot be used; the message lists every problem. */
-export class SeedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "SeedError";
-  }
-}
+/**
+ * The seed format this version of the package writes and reads. A seed without `version` is read
+ * as this one (hand-written seeds may leave it out); a higher one is refused, because its meaning
+ * is not known here.
+ */
+export const SEED_FORMAT_VERSION = 1;
+
+/**
+ * What `pulumi-tenant snapshot` writes in place of a secret or key material: a seed never holds
+ * the live value. A confidential client whose `client_secret` is this placeholder gets a fresh
+ * random secret when the seed is loaded, as one without a secret does.
+ */
+export const SECRET_PLACEHOLDER = "<replaced by pulumi-tenant snapshot>";
 
 const ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -297,8 +313,15 @@ export const DEFAULT_SEED: TenantSeed = {
   readOnly: DEFAULT_SEED_IDS.readOnly,
 };
 
-function describe(failures: readonly PathFailure[]): string {
-  return failures.map((f) => (f.path === "" ? f.reason : `${f.path}: ${f.reason}`)).join("; ");
+/** `clients[0].callbacks[2]: reason; ...`: each failure at its JSON path from the seed's root. */
+function describe(failures: readonly PathFailure[], where: string): string {
+  return failures
+    .map((f) => {
+      const path =
+        f.path === "" ? where : f.path.startsWith("[") ? `${where}${f.path}` : `${where}.${f.path}`;
+      return `${path}: ${f.reason}`;
+    })
+    .join("; ");
 }
 
 /** Whether a client authenticates with a secret, so the seed must give it one. */
@@ -330,18 +353,40 @@ export function loadSeed(
   extras: SeedExtras = {},
 ): LoadedSeed {
   let raw: unknown = seed;
+  const source = typeof seed === "string" ? `invalid seed ${seed}` : "invalid seed";
   if (typeof seed === "string") {
-    const path = resolve(seed);
+    let text: string;
     try {
-      raw = JSON.parse(readFileSync(path, "utf8"));
+      text = readFileSync(resolve(seed), "utf8");
     } catch (error) {
-      throw new SeedError(`cannot read seed file ${path}: ${(error as Error).message}`);
+      throw new SeedError(`${source}: cannot read the file: ${(error as Error).message}`);
+    }
+    try {
+      raw = JSON.parse(text);
+    } catch (error) {
+      throw new SeedError(`${source}: not JSON: ${(error as Error).message}`);
     }
   }
-  if (!isPlainObject(raw)) throw new SeedError("a seed must be a JSON object");
+  if (!isPlainObject(raw)) throw new SeedError(`${source}: a seed must be a JSON object`);
   const input = raw as TenantSeed;
+  const version = input.version ?? SEED_FORMAT_VERSION;
+  if (typeof version !== "number" || !Number.isInteger(version) || version < 1) {
+    throw new SeedError(
+      `${source}: version: must be a positive integer (got ${JSON.stringify(version)})`,
+    );
+  }
+  if (version > SEED_FORMAT_VERSION) {
+    throw new SeedError(
+      `${source}: version: ${version} is newer than this pulumi-tenant reads ` +
+        `(${SEED_FORMAT_VERSION}); upgrade pulumi-tenant to load it`,
+    );
+  }
   const problems: string[] = [];
   const known = new Set([
+    "version",
+    "takenFrom",
+    "takenAt",
+    "replacedFields",
     "tenant",
     "pushProvider",
     "clients",
@@ -351,48 +396,54 @@ export function loadSeed(
     "readOnly",
   ]);
   for (const key of Object.keys(input)) {
-    if (!known.has(key)) problems.push(`unknown seed member "${key}"`);
+    if (!known.has(key)) problems.push(`${key}: is not a seed member`);
   }
 
   const tenant = input.tenant ?? "local-tenant";
   if (typeof tenant !== "string" || tenant === "")
-    problems.push("tenant must be a non-empty string");
+    problems.push("tenant: must be a non-empty string");
   const pushProvider = input.pushProvider ?? "guardian";
   if (!PUSH_PROVIDERS.includes(pushProvider)) {
-    problems.push(`pushProvider must be one of ${PUSH_PROVIDERS.join(", ")}`);
+    problems.push(`pushProvider: must be one of ${PUSH_PROVIDERS.join(", ")}`);
   }
 
   const clients: WireClient[] = [];
   const seedClients = input.clients ?? [];
-  if (!Array.isArray(seedClients)) problems.push("clients must be an array");
+  if (!Array.isArray(seedClients)) problems.push("clients: must be an array");
   const grants = new Map<string, string[]>();
-  for (const grant of input.grants ?? []) {
+  for (const [index, grant] of (input.grants ?? []).entries()) {
     if (
       !isPlainObject(grant) ||
       typeof grant.client_id !== "string" ||
       !Array.isArray(grant.scope)
     ) {
-      problems.push("each grant must be {client_id: string, scope: string[]}");
+      problems.push(`grants[${index}]: must be {client_id: string, scope: string[]}`);
       continue;
     }
     grants.set(grant.client_id, grant.scope.map(String));
   }
 
+  const clientPaths = new Map<string, string>();
   const addClient = (seedClient: SeedClient, where: string): string | undefined => {
     if (!isPlainObject(seedClient)) {
-      problems.push(`${where} must be an object`);
+      problems.push(`${where}: must be an object`);
       return undefined;
     }
     const clientId = seedClient.client_id ?? newClientId();
     if (typeof clientId !== "string" || clientId === "") {
-      problems.push(`${where}.client_id must be a non-empty string`);
+      problems.push(`${where}.client_id: must be a non-empty string`);
       return undefined;
     }
-    if (clients.some((c) => c.client_id === clientId)) {
-      problems.push(`${where}: duplicate client_id ${clientId}`);
+    const first = clientPaths.get(clientId);
+    if (first !== undefined) {
+      problems.push(
+        `${where}.client_id: ${JSON.stringify(clientId)} is already the id of ${first}`,
+      );
       return undefined;
     }
+    clientPaths.set(clientId, where);
     const withSecret: SeedClient = { ...seedClient };
+    if (withSecret.client_secret === SECRET_PLACEHOLDER) delete withSecret.client_secret;
     if (withSecret.client_secret === undefined && isConfidential(withSecret)) {
       withSecret.client_secret = newClientSecret();
     }
@@ -406,7 +457,7 @@ export function loadSeed(
     const client = withResponseDefaults({ ...withSecret, client_id: clientId }, tenant);
     failures.push(...storedClientRuleFailures(client, {}, client));
     if (failures.length > 0) {
-      problems.push(`${where} (${clientId}): ${describe(failures)}`);
+      problems.push(describe(failures, where));
       return undefined;
     }
     clients.push(client);
@@ -447,10 +498,10 @@ export function loadSeed(
 
   const extraClients = extras.extraClients ?? 0;
   if (!Number.isInteger(extraClients) || extraClients < 0) {
-    problems.push(`extraClients must be a non-negative integer, got ${extraClients}`);
+    problems.push(`extraClients: must be a non-negative integer, got ${extraClients}`);
   } else {
     generatedClients(extraClients).forEach((client, index) => {
-      addClient(client, `generated client ${index}`);
+      addClient(client, `(generated clients)[${index}]`);
     });
   }
 
@@ -461,25 +512,36 @@ export function loadSeed(
   }
 
   const eventStreams: WireEventStream[] = [];
+  const streamPaths = new Map<string, string>();
   const seedStreams = input.eventStreams ?? [];
-  if (!Array.isArray(seedStreams)) problems.push("eventStreams must be an array");
+  if (!Array.isArray(seedStreams)) problems.push("eventStreams: must be an array");
   else {
     seedStreams.forEach((item, index) => {
       const stream = typeof item === "string" ? { id: item } : item;
+      const where =
+        typeof item === "string" ? `eventStreams[${index}]` : `eventStreams[${index}].id`;
       if (!isPlainObject(stream) || typeof stream.id !== "string") {
-        problems.push(`eventStreams[${index}] must be an id or an object with a string id`);
+        problems.push(`eventStreams[${index}]: must be an id or an object with a string id`);
         return;
       }
       const failures = validateWire("eventStreamId", stream.id);
+      const first = streamPaths.get(stream.id);
       if (failures.length > 0) {
-        problems.push(`eventStreams[${index}] (${stream.id}): ${describe(failures)}`);
-      } else if (eventStreams.some((s) => s.id === stream.id)) {
-        problems.push(`eventStreams[${index}]: duplicate id ${stream.id}`);
-      } else eventStreams.push(structuredClone(stream));
+        problems.push(`${describe(failures, where)} (${JSON.stringify(stream.id)})`);
+      } else if (first !== undefined) {
+        problems.push(`${where}: ${JSON.stringify(stream.id)} is already the id of ${first}`);
+      } else {
+        streamPaths.set(stream.id, `eventStreams[${index}]`);
+        eventStreams.push(structuredClone(stream));
+      }
     });
   }
 
-  if (problems.length > 0) throw new SeedError(`invalid seed: ${problems.join("; ")}`);
+  const replaced = input.replacedFields ?? [];
+  if (!Array.isArray(replaced) || replaced.some((path) => typeof path !== "string")) {
+    problems.push("replacedFields: must be an array of strings");
+  }
+  if (problems.length > 0) throw new SeedError(`${source}: ${problems.join("; ")}`);
   return {
     state: {
       tenant,

@@ -1,7 +1,7 @@
 /**
  * The local tenant API: a faithful HTTP implementation of the tenant management API's operations
  * used by this project (docs/platform.md), for tests, the demo and the benchmarks. See
- * `README.md` in this folder for the routes, the CLI and the seed file format.
+ * docs/local-tenant.md for the routes, the command and the seed file format.
  */
 
 export { buildApp, type TlsOptions } from "./app.js";
@@ -54,6 +54,7 @@ export {
   CLIENT_ROUTE,
   CLIENTS_ROUTE,
   EVENT_STREAM_ROUTE,
+  EVENT_STREAMS_ROUTE,
   SELECTED_PROVIDER_ROUTE,
 } from "./management-routes.js";
 export { JWKS_ROUTE, TOKEN_ROUTE, type TokenResponse } from "./oauth-routes.js";
@@ -73,8 +74,9 @@ export {
   newClientId,
   newEventStreamId,
   READ_ONLY_SCOPES,
+  SECRET_PLACEHOLDER,
+  SEED_FORMAT_VERSION,
   type SeedClient,
-  SeedError,
   type SeedExtras,
   type TenantSeed,
 } from "./seed.js";
@@ -93,4 +95,3 @@ export {
   TenantStore,
   type WireEventStream,
 } from "./store.js";
-export { type ApiAnswer, type CallOptions, callApi, fetchToken } from "./test-client.js";

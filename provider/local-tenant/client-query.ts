@@ -7,7 +7,7 @@
  * The README of this folder lists the choices made where the platform's exact wording is unknown.
  */
 
-import { APP_TYPES } from "../../provider/schema/index.js";
+import { APP_TYPES } from "../schema/index.js";
 import type { FieldSelection } from "./clients.js";
 import { ApiError } from "./errors.js";
 

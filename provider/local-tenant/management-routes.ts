@@ -7,8 +7,8 @@
  */
 
 import type { FastifyInstance } from "fastify";
-import { isPlainObject } from "../../provider/json.js";
-import type { PathFailure } from "../../provider/schema/check-failures.js";
+import { isPlainObject } from "../json.js";
+import type { PathFailure } from "../schema/check-failures.js";
 import { hasAnyScope, type Principal, requireScope } from "./auth.js";
 import { matchesFilters, parseClientListQuery, parseClientReadQuery } from "./client-query.js";
 import {
@@ -32,6 +32,14 @@ export const SELECTED_PROVIDER_ROUTE =
 export const CLIENTS_ROUTE = "/api/v2/clients";
 /** Route template of a client. */
 export const CLIENT_ROUTE = "/api/v2/clients/:id";
+/**
+ * Route of the event stream list. The spec has no list; the platform pages it with a checkpoint
+ * (`from`, `take`), and this answer's shape is our choice (docs/local-tenant.md, "Event stream
+ * list"), which `pulumi-tenant snapshot` reads.
+ */
+export const EVENT_STREAMS_ROUTE = "/api/v2/event-streams";
+/** Most event streams in one page of the list. */
+export const MAX_EVENT_STREAMS_PER_PAGE = 100;
 /** Route template of an event stream. */
 export const EVENT_STREAM_ROUTE = "/api/v2/event-streams/:id";
 
@@ -66,6 +74,40 @@ function answeredClient(
   selection: FieldSelection | undefined,
 ): Record<string, unknown> {
   return clientAsAnswered(client, { selection, showKeys: hasAnyScope(principal, KEY_READ_SCOPES) });
+}
+
+/**
+ * The `from` (an opaque checkpoint: here the position of the next stream) and `take` (1 to
+ * {@link MAX_EVENT_STREAMS_PER_PAGE}, default 50) of the event stream list; every problem at once.
+ */
+function eventStreamListQuery(query: Record<string, unknown>): { from: number; take: number } {
+  const problems: string[] = [];
+  const number = (name: string, fallback: number, min: number, max: number): number => {
+    const value = query[name];
+    if (value === undefined) return fallback;
+    if (typeof value !== "string" || !/^\d+$/.test(value)) {
+      problems.push(`${name}: must be an integer (got ${JSON.stringify(value)})`);
+      return fallback;
+    }
+    const parsed = Number(value);
+    if (parsed < min || parsed > max) {
+      problems.push(`${name}: must be from ${min} to ${max} (got "${value}")`);
+    }
+    return parsed;
+  };
+  for (const name of Object.keys(query)) {
+    if (name !== "from" && name !== "take") problems.push(`${name}: unknown parameter`);
+  }
+  const from = number("from", 0, 0, Number.MAX_SAFE_INTEGER);
+  const take = number("take", 50, 1, MAX_EVENT_STREAMS_PER_PAGE);
+  if (problems.length > 0) {
+    throw new ApiError(
+      400,
+      "invalid_query_string",
+      `Query validation error: ${problems.join("; ")}`,
+    );
+  }
+  return { from, take };
 }
 
 function noSuchEventStream(): ApiError {
@@ -137,6 +179,16 @@ export function registerManagementRoutes(app: FastifyInstance, context: ServerCo
     if (ruleFailures.length > 0) throw invalidBody(ruleFailures);
     store.putClient(updated);
     return updated;
+  });
+
+  app.get(EVENT_STREAMS_ROUTE, async (request) => {
+    requireScope(principalOf(request), "read:event_streams");
+    const { from, take } = eventStreamListQuery(request.query as Record<string, unknown>);
+    const ids = store.eventStreamIds();
+    const eventStreams = ids.slice(from, from + take).map((id) => store.getEventStream(id));
+    return from + take < ids.length
+      ? { eventStreams, next: String(from + take) }
+      : { eventStreams };
   });
 
   app.get<{ Params: IdParams }>(EVENT_STREAM_ROUTE, async (request) => {

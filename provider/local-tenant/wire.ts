@@ -8,17 +8,17 @@
  */
 
 import type { ValidateFunction } from "ajv";
-import { type PathFailure, toFailures } from "../../provider/schema/check-failures.js";
-import { SENSITIVE_CLIENT_FIELDS } from "../../provider/schema/client-settings.js";
-import { postLoginPromptFailure } from "../../provider/schema/cross-field.js";
+import { type PathFailure, toFailures } from "../schema/check-failures.js";
+import { SENSITIVE_CLIENT_FIELDS } from "../schema/client-settings.js";
+import { postLoginPromptFailure } from "../schema/cross-field.js";
 import {
   isSchemaNode,
   propertiesOf,
   type ResourceKind,
   SCHEMAS,
   type SchemaNode,
-} from "../../provider/schema/kinds.js";
-import { compileSchema, errorsOf } from "../../provider/schema/validate.js";
+} from "../schema/kinds.js";
+import { compileSchema, errorsOf } from "../schema/validate.js";
 import {
   camelToSnake,
   isVerbatim,
@@ -26,7 +26,7 @@ import {
   valueToWire,
   WIRE_NULL_VALUES_KEYWORD,
   wireName,
-} from "../../provider/schema/wire.js";
+} from "../schema/wire.js";
 
 /** Input keys that identify the resource rather than describe its settings (never in a body). */
 const IDENTITY_KEYS: Readonly<Record<ResourceKind, readonly string[]>> = {

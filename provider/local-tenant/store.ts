@@ -6,7 +6,7 @@
  * can change the state by holding on to an object.
  */
 
-import type { PUSH_PROVIDERS } from "../../provider/schema/index.js";
+import type { PUSH_PROVIDERS } from "../schema/index.js";
 import type { WireClient } from "./clients.js";
 
 /** The push notification providers (docs/platform.md, "Push providers"), as the schema module lists them. */

@@ -7,6 +7,7 @@
 import { randomInt } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
+import { CommandUsageError, LocalTenantError } from "../errors.js";
 import { buildApp } from "./app.js";
 import { type MintOptions, TokenAuthority } from "./auth.js";
 import type { ServerContext, TenantApiRequest } from "./context.js";
@@ -115,6 +116,23 @@ export interface TenantApi {
   stop(): Promise<void>;
 }
 
+/**
+ * A failure to listen, said in the user's terms: the port is taken, or the address is not one of
+ * this machine's. Anything else keeps its own message.
+ */
+function listenError(error: unknown, port: number, host: string): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE") {
+    return new LocalTenantError(
+      `port ${port} on ${host} is in use; choose another port, or 0 for a free one`,
+    );
+  }
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EACCES") {
+    return new LocalTenantError(`cannot listen on ${host}:${port} (${code})`);
+  }
+  return error as Error;
+}
+
 /** The host to put in URLs for a listening address. */
 function urlHost(host: string): string {
   if (host === "0.0.0.0") return "127.0.0.1";
@@ -133,7 +151,9 @@ export async function createServerContext(
   const clock = options.clock ?? Date.now;
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 86400;
   if (!Number.isInteger(tokenTtlSeconds) || tokenTtlSeconds < 1) {
-    throw new RangeError(`tokenTtlSeconds must be a positive integer, got ${tokenTtlSeconds}`);
+    throw new CommandUsageError(
+      `tokenTtlSeconds must be a positive integer, got ${tokenTtlSeconds}`,
+    );
   }
   const seed = loadSeed(options.seed, { extraClients: options.extraClients });
   const context: ServerContext = {
@@ -163,7 +183,7 @@ export async function startTenantApi(options: TenantApiOptions = {}): Promise<Te
     await app.listen({ port: options.port ?? 0, host });
   } catch (error) {
     await tls?.dispose();
-    throw error;
+    throw listenError(error, options.port ?? 0, host);
   }
   const port = (app.server.address() as AddressInfo).port;
   const domain = `${tls === undefined ? "http" : "https"}://${urlHost(host)}:${port}`;

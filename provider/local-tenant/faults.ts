@@ -3,6 +3,8 @@
  * provider's retries, timeouts and deadlines can be exercised against a real socket.
  */
 
+import { CommandUsageError } from "../errors.js";
+
 /** Fault settings. Every share is a probability from 0 to 1; all default to 0 (no fault). */
 export interface FaultOptions {
   /** Share of requests answered 500 or 503 without being applied. */
@@ -31,7 +33,7 @@ export const NO_FAULTS: ResolvedFaults = { error: 0, drop: 0, latency: { min: 0,
 
 function share(name: string, value: number): number {
   if (!Number.isFinite(value) || value < 0 || value > 1) {
-    throw new RangeError(`faults: ${name} must be a share from 0 to 1, got ${value}`);
+    throw new CommandUsageError(`faults: ${name} must be a share from 0 to 1, got ${value}`);
   }
   return value;
 }
@@ -47,21 +49,25 @@ export function parseFaultSpec(spec: string): FaultOptions {
     const item = part.trim();
     if (item === "") continue;
     const eq = item.indexOf("=");
-    if (eq < 0) throw new SyntaxError(`faults: expected key=value, got "${item}"`);
+    if (eq < 0) throw new CommandUsageError(`faults: expected key=value, got "${item}"`);
     const key = item.slice(0, eq).trim();
     const value = item.slice(eq + 1).trim();
     switch (key) {
       case "error":
       case "drop":
         if (!/^\d*\.?\d+$/.test(value)) {
-          throw new SyntaxError(`faults: ${key} must be a number from 0 to 1, got "${value}"`);
+          throw new CommandUsageError(
+            `faults: ${key} must be a number from 0 to 1, got "${value}"`,
+          );
         }
         options[key] = share(key, Number(value));
         break;
       case "latency": {
         const match = /^(\d+)(?:-(\d+))?$/.exec(value);
         if (match === null) {
-          throw new SyntaxError(`faults: latency must be "MIN-MAX" or "MS" in ms, got "${value}"`);
+          throw new CommandUsageError(
+            `faults: latency must be "MIN-MAX" or "MS" in ms, got "${value}"`,
+          );
         }
         const min = Number(match[1]);
         const max = match[2] === undefined ? min : Number(match[2]);
@@ -69,7 +75,9 @@ export function parseFaultSpec(spec: string): FaultOptions {
         break;
       }
       default:
-        throw new SyntaxError(`faults: unknown key "${key}" (expected error, drop or latency)`);
+        throw new CommandUsageError(
+          `faults: unknown key "${key}" (expected error, drop or latency)`,
+        );
     }
   }
   return options;
@@ -85,7 +93,7 @@ export function resolveFaults(options: FaultOptions | string | null | undefined)
     latency.min < 0 ||
     latency.max < latency.min
   ) {
-    throw new RangeError(
+    throw new CommandUsageError(
       `faults: latency needs 0 <= min <= max, got ${latency.min}-${latency.max}`,
     );
   }

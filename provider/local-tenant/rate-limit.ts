@@ -7,6 +7,8 @@
  * the provider paces itself from those headers.
  */
 
+import { CommandUsageError } from "../errors.js";
+
 /** Rate limit settings: `rate` tokens per second refill a bucket that holds `burst` tokens. */
 export interface RateLimitOptions {
   /** Tokens added per second; must be greater than 0. */
@@ -44,11 +46,11 @@ export const UNLIMITED_REPORTED_LIMIT = 1000;
 export function normalizeRateLimit(options: RateLimitOptions): ResolvedRateLimit {
   const { rate } = options;
   if (!Number.isFinite(rate) || rate <= 0) {
-    throw new RangeError(`rate limit: rate must be a number greater than 0, got ${rate}`);
+    throw new CommandUsageError(`rate limit: rate must be a number greater than 0, got ${rate}`);
   }
   const burst = options.burst ?? Math.max(1, Math.ceil(rate));
   if (!Number.isInteger(burst) || burst < 1) {
-    throw new RangeError(`rate limit: burst must be an integer of at least 1, got ${burst}`);
+    throw new CommandUsageError(`rate limit: burst must be an integer of at least 1, got ${burst}`);
   }
   return { rate, burst };
 }

@@ -7,7 +7,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generate } from "selfsigned";
+import { requireServerPeers } from "./peers.js";
 
 /** The generated material: what the server needs, and the CA file for clients. */
 export interface TlsMaterial {
@@ -32,6 +32,9 @@ export async function generateTlsMaterial(): Promise<TlsMaterial> {
   const notBeforeDate = new Date(Date.now() - 60_000);
   const notAfterDate = new Date(Date.now() + 30 * 24 * 3600_000);
   // EC keys: generating two RSA keys would cost most of a second on a small machine.
+  // Loaded here, not at the top: only a TLS tenant needs `selfsigned` (an optional peer).
+  requireServerPeers({ tls: true });
+  const { generate } = await import("selfsigned");
   const ca = await generate([{ name: "commonName", value: "pulumi-tenant local tenant API CA" }], {
     keyType: "ec",
     algorithm: "sha256",

@@ -7,9 +7,9 @@
  * description of them (docs/decisions.md), and it validates every body before it gets here.
  */
 
-import { isPlainObject } from "../../provider/json.js";
-import type { PathFailure } from "../../provider/schema/check-failures.js";
-import { postLoginPromptReason } from "../../provider/schema/index.js";
+import { isPlainObject } from "../json.js";
+import type { PathFailure } from "../schema/check-failures.js";
+import { postLoginPromptReason } from "../schema/index.js";
 
 /** A client as stored and answered: a JSON object keyed by wire names, with its id. */
 export interface WireClient {

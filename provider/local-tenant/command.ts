@@ -1,0 +1,215 @@
+/**
+ * `pulumi-tenant local-tenant`: the local tenant for pipelines and shells (`npm run tenant-api`
+ * is this command). It parses the flags into the options of {@link startTenantApi} (the one parser
+ * of the local tenant's options: `startLocalTenant` takes the same options as an object), prints ONE
+ * JSON line on stdout (domain, credentials, seeded ids; docs/local-tenant.md), then serves until
+ * SIGINT or SIGTERM and exits 0. A wrong command line exits 2, a seed or a port it cannot use 1,
+ * each with one line on stderr and nothing started.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
+import { startTenantApi, type TenantApi, type TenantApiOptions } from "./server.js";
+
+/** `--help`. */
+export const USAGE = `Usage: pulumi-tenant local-tenant [options]
+
+Starts the local tenant (docs/local-tenant.md), prints one JSON line (domain, credentials,
+seeded ids), and serves until SIGINT or SIGTERM.
+
+Options:
+  --port N                 port to listen on; 0 picks a free one (default 0)
+  --host H                 address to listen on (default 127.0.0.1; localhost with --tls)
+  --seed FILE              the tenant to start with: a seed file, e.g. from pulumi-tenant snapshot
+  --clients N              add N generated clients to the seed
+  --rate-limit R           management API rate limit, R requests a second (default off)
+  --burst B                bucket capacity (needs --rate-limit; default R rounded up)
+  --faults SPEC            error=0.2,drop=0.05,latency=0-300 (default off)
+  --token-ttl SECONDS      lifetime of issued tokens (default 86400)
+  --random N               seed of the fault injection's random numbers
+  --tls                    serve HTTPS with a generated CA (its file is printed as caFile)
+  -h, --help               this text
+`;
+
+/** The line printed on stdout once the server listens. */
+export interface CliReadyLine {
+  /** `${domain}/api/v2`. */
+  baseUrl: string;
+  /** What a user puts in `tenant:domain`. */
+  domain: string;
+  /** The token endpoint. */
+  tokenUrl: string;
+  /** The audience to ask tokens for. */
+  audience: string;
+  /** Id of the machine-to-machine client granted every scope. */
+  clientId: string;
+  /** Its secret. */
+  clientSecret: string;
+  /** Its scopes. */
+  scopes: string[];
+  /** The read-only machine-to-machine client. */
+  readOnly: { clientId: string; clientSecret: string; scopes: string[] };
+  /** Ids of the seeded clients. */
+  clients: string[];
+  /** Ids of the seeded event streams. */
+  eventStreams: string[];
+  /** Name of the tenant. */
+  tenant: string;
+  /** The counters, from outside (loopback only). */
+  statsUrl: string;
+  /** With `--tls`: the CA certificate file to trust. */
+  caFile?: string;
+  /** Process id, to signal the server. */
+  pid: number;
+}
+
+function integer(
+  name: string,
+  value: string | undefined,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+) {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+    throw new CommandUsageError(`--${name} must be an integer ${range}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+function parse(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        seed: { type: "string" },
+        clients: { type: "string" },
+        "rate-limit": { type: "string" },
+        burst: { type: "string" },
+        faults: { type: "string" },
+        "token-ttl": { type: "string" },
+        random: { type: "string" },
+        tls: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (error) {
+    // Node's own wording ("Unknown option '--prot'. To specify a positional argument ...") is
+    // about positionals, which this command has none of: keep its first sentence only.
+    const first = (error as Error).message.split(". ")[0] ?? String(error);
+    throw new CommandUsageError(first.replace(/\.$/, ""));
+  }
+}
+
+/**
+ * Turns the command line into {@link startTenantApi} options. Returns `"help"` for `-h`/`--help`.
+ *
+ * @throws {CommandUsageError} for an unknown flag, a missing or bad value, `--burst` alone.
+ */
+export function parseCliArgs(argv: readonly string[]): TenantApiOptions | "help" {
+  const values = parse(argv);
+  if (values.help === true) return "help";
+  const options: TenantApiOptions = {
+    port: integer("port", values.port, 0, 65535) ?? 0,
+    host: values.host,
+    seed: values.seed,
+    extraClients: integer("clients", values.clients, 0),
+    faults: values.faults,
+    tokenTtlSeconds: integer("token-ttl", values["token-ttl"], 1),
+    random: integer("random", values.random, 0),
+    tls: values.tls === true,
+  };
+  const rateText = values["rate-limit"];
+  const burst = integer("burst", values.burst, 1);
+  if (rateText !== undefined) {
+    const rate = Number(rateText);
+    if (!Number.isFinite(rate) || rate <= 0) {
+      throw new CommandUsageError(
+        `--rate-limit must be a number greater than 0, got "${rateText}"`,
+      );
+    }
+    options.rateLimit = { rate, burst };
+  } else if (burst !== undefined) {
+    throw new CommandUsageError("--burst needs --rate-limit");
+  }
+  return options;
+}
+
+/** The JSON line describing a running server. */
+export function readyLine(api: TenantApi): CliReadyLine {
+  const line: CliReadyLine = {
+    baseUrl: api.baseUrl,
+    domain: api.domain,
+    tokenUrl: api.tokenUrl,
+    audience: api.audience,
+    clientId: api.clientId,
+    clientSecret: api.clientSecret,
+    scopes: api.scopes,
+    readOnly: api.readOnly,
+    clients: api.clients,
+    eventStreams: api.eventStreams,
+    tenant: api.tenant,
+    statsUrl: `${api.domain}/__tenant-api/stats`,
+    pid: process.pid,
+  };
+  if (api.caFile !== undefined) line.caFile = api.caFile;
+  return line;
+}
+
+/** Where the command writes. */
+export interface LocalTenantIo {
+  /** The ready line. */
+  readonly stdout: (text: string) => void;
+  /** Errors. */
+  readonly stderr: (text: string) => void;
+}
+
+/** Resolves on the first SIGINT or SIGTERM, and keeps listening so a second one is swallowed. */
+function stopSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    // `on`, not `once`: Ctrl-C reaches this process twice (from the terminal and relayed by tsx),
+    // and a second signal must not fall through to the default handler, which exits with 130/143.
+    process.on("SIGINT", () => resolve());
+    process.on("SIGTERM", () => resolve());
+  });
+}
+
+/**
+ * Runs the command with the arguments after `local-tenant`: starts the server, prints its line,
+ * and resolves with the exit status once a signal has stopped it (0), or at once when the command
+ * line (2), the seed or the port (1) is wrong.
+ */
+export async function runLocalTenant(args: readonly string[], io: LocalTenantIo): Promise<number> {
+  let api: TenantApi;
+  try {
+    const options = parseCliArgs(args);
+    if (options === "help") {
+      io.stdout(USAGE);
+      return 0;
+    }
+    api = await startTenantApi(options);
+  } catch (error) {
+    if (error instanceof TenantError) {
+      const usage = error instanceof CommandUsageError ? `\n${USAGE}` : "";
+      io.stderr(`pulumi-tenant local-tenant: ${error.message}${usage}\n`);
+      return exitStatusOf(error);
+    }
+    throw error;
+  }
+  const stopped = stopSignal();
+  io.stdout(`${JSON.stringify(readyLine(api))}\n`);
+  await stopped;
+  try {
+    await api.stop();
+    return 0;
+  } catch (error) {
+    io.stderr(`pulumi-tenant local-tenant: stopping failed: ${(error as Error).message}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * `pulumi-tenant/testing`: the local tenant (docs/local-tenant.md) for a user's own tests. It runs
+ * in the caller's process, on loopback, on a free port, and is the same server this package's own
+ * tests, demo and benchmarks use. README "Testing your own program" has the recipe.
+ *
+ * Nothing of this module is loaded by `require("pulumi-tenant")` or by the provider host: only a
+ * test that imports `pulumi-tenant/testing` pays for the server.
+ *
+ * @example
+ * ```ts
+ * await using tenant = await startLocalTenant({ seed: "tenant-seed.json" });
+ * await stack.setAllConfig(tenant.stackConfig());
+ * await stack.up();
+ * expect(tenant.client(id)?.callbacks).toEqual([...]);
+ * ```
+ *
+ * @module
+ */
+
+import { CommandUsageError } from "./errors.js";
+import type { WireClient } from "./local-tenant/clients.js";
+import type { FaultOptions } from "./local-tenant/faults.js";
+import { requireServerPeers } from "./local-tenant/peers.js";
+import type { RateLimitOptions } from "./local-tenant/rate-limit.js";
+import { SEED_FORMAT_VERSION, type TenantSeed } from "./local-tenant/seed.js";
+import type { TenantApiOptions } from "./local-tenant/server.js";
+import type { PushProvider, WireEventStream } from "./local-tenant/store.js";
+
+export {
+  CommandUsageError,
+  LocalTenantError,
+  SeedError,
+} from "./errors.js";
+export type { WireClient } from "./local-tenant/clients.js";
+export type { FaultOptions } from "./local-tenant/faults.js";
+export type { RateLimitOptions } from "./local-tenant/rate-limit.js";
+export type { SeedClient, TenantSeed } from "./local-tenant/seed.js";
+export type { PushProvider, WireEventStream } from "./local-tenant/store.js";
+
+/** Options of {@link startLocalTenant}; every one is optional. */
+export interface LocalTenantOptions {
+  /**
+   * The tenant to start with: the path of a seed file (as `pulumi-tenant snapshot` writes it) or a
+   * seed object; default a small built-in tenant (docs/local-tenant.md, "Seed file format").
+   */
+  seed?: TenantSeed | string | undefined;
+  /** Rate limit of the management API, `{ rate, burst }` per second; default none. */
+  rateLimit?: RateLimitOptions | undefined;
+  /**
+   * Faults to inject: `{ error, drop, latency: { min, max } }` or `"error=0.2,drop=0.05,latency=0-300"`
+   * (shares from 0 to 1, milliseconds); default none.
+   */
+  faults?: FaultOptions | string | undefined;
+  /** Lifetime of issued tokens in seconds; default 86400. */
+  tokenTtlSeconds?: number | undefined;
+  /**
+   * Serve HTTPS with a generated certificate authority: `caFile` names its certificate, which
+   * the process running Pulumi must trust (`NODE_EXTRA_CA_CERTS`). Default plain HTTP on loopback.
+   */
+  tls?: boolean | undefined;
+  /** Port to listen on; default 0, a free one. */
+  port?: number | undefined;
+  /** Seed of the fault injection's random numbers, for repeatable runs. */
+  random?: number | undefined;
+}
+
+const OPTION_NAMES: readonly (keyof LocalTenantOptions)[] = [
+  "seed",
+  "rateLimit",
+  "faults",
+  "tokenTtlSeconds",
+  "tls",
+  "port",
+  "random",
+];
+
+/** Credentials of a machine-to-machine client of the local tenant. */
+export interface LocalTenantCredentials {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** The scopes granted to it. */
+  readonly scopes: readonly string[];
+}
+
+/** One stack config value, as Pulumi's Automation API `setAllConfig` takes it. */
+export interface StackConfigValue {
+  readonly value: string;
+  readonly secret?: boolean;
+}
+
+/** The calls the local tenant received, keyed `"METHOD /route"` (`"PATCH /api/v2/clients/:id"`). */
+export interface LocalTenantRequests {
+  /** Every call to the management API and the token endpoint. */
+  readonly total: number;
+  /** Management API reads (GET). */
+  readonly reads: Readonly<Record<string, number>>;
+  /** Management API writes (PUT, PATCH, DELETE, POST). */
+  readonly writes: Readonly<Record<string, number>>;
+  /** Token requests. */
+  readonly tokens: number;
+  /** Count per status (`"200"`, `"429"`, `"dropped"`). */
+  readonly byStatus: Readonly<Record<string, number>>;
+}
+
+/** A running local tenant. Stop it with `stop()`, or let `await using` do it. */
+export interface LocalTenant extends AsyncDisposable {
+  /** What goes into `tenant:domain`: `http://127.0.0.1:PORT` (`https://localhost:PORT` with TLS). */
+  readonly domain: string;
+  /** The machine-to-machine client granted every scope the resources need. */
+  readonly clientId: string;
+  /** Its secret. */
+  readonly clientSecret: string;
+  /** Its scopes. */
+  readonly scopes: readonly string[];
+  /** A client granted the read scopes only, as `pulumi-tenant snapshot` and `generate` need. */
+  readonly readOnly: LocalTenantCredentials;
+  /** With TLS: the CA certificate file to trust (deleted by `stop()`). */
+  readonly caFile: string | undefined;
+  /**
+   * The `tenant:*` stack config that points a stack at this tenant with the admin client, the
+   * secret marked as such: `await stack.setAllConfig(tenant.stackConfig())`.
+   */
+  stackConfig(): Record<string, StackConfigValue>;
+  /** The client as the API answers a reader with every scope (key material included), or undefined. */
+  client(clientId: string): WireClient | undefined;
+  /** Every client, in the tenant's order. */
+  clients(): WireClient[];
+  /** The selected push provider. */
+  pushProvider(): PushProvider;
+  /** The event stream, or undefined when it does not exist (deleted, or never seeded). */
+  eventStream(id: string): WireEventStream | undefined;
+  /** Every event stream. */
+  eventStreams(): WireEventStream[];
+  /** The calls received since start (or the last `reset()`), reads and writes apart. */
+  requests(): LocalTenantRequests;
+  /** Puts the tenant back to its seed (same ids and secrets) and the call counters to zero. */
+  reset(): void;
+  /** What the tenant holds now, as a seed that `startLocalTenant` loads (secrets included). */
+  exportSeed(): TenantSeed;
+  /** Stops the server; calling it again does nothing. */
+  stop(): Promise<void>;
+}
+
+/** Management API writes: every method but GET. */
+const READ_METHODS = new Set(["GET", "HEAD"]);
+
+function checkedOptions(options: LocalTenantOptions): TenantApiOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new CommandUsageError("startLocalTenant: options must be an object");
+  }
+  const unknown = Object.keys(options).filter(
+    (name) => !OPTION_NAMES.includes(name as keyof LocalTenantOptions),
+  );
+  if (unknown.length > 0) {
+    throw new CommandUsageError(
+      `startLocalTenant: unknown ${unknown.length === 1 ? "option" : "options"} ` +
+        `${unknown.map((name) => JSON.stringify(name)).join(", ")}; known: ${OPTION_NAMES.join(", ")}`,
+    );
+  }
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new CommandUsageError(
+      `startLocalTenant: port must be an integer from 0 to 65535, got ${port}`,
+    );
+  }
+  return {
+    port,
+    seed: options.seed,
+    rateLimit: options.rateLimit ?? null,
+    faults: options.faults,
+    tokenTtlSeconds: options.tokenTtlSeconds,
+    tls: options.tls,
+    random: options.random,
+  };
+}
+
+/**
+ * Starts the local tenant in this process, on loopback, on a free port (or `options.port`).
+ *
+ * @throws {CommandUsageError} for an unknown or bad option; {@link SeedError} for a seed it cannot
+ *   use (naming the file, the JSON path and the problem); {@link LocalTenantError} when the port is
+ *   in use or a package the server needs is not installed (naming it). Nothing is left running
+ *   when it throws.
+ */
+export async function startLocalTenant(options: LocalTenantOptions = {}): Promise<LocalTenant> {
+  const apiOptions = checkedOptions(options);
+  requireServerPeers({ tls: apiOptions.tls });
+  // Loaded now, after the check: the server's modules require Fastify at their top.
+  const { startTenantApi } = await import("./local-tenant/server.js");
+  const api = await startTenantApi(apiOptions);
+  const { store } = api;
+  const stop = () => api.stop();
+  return {
+    domain: api.domain,
+    clientId: api.clientId,
+    clientSecret: api.clientSecret,
+    scopes: api.scopes,
+    readOnly: api.readOnly,
+    caFile: api.caFile,
+    stackConfig: () => ({
+      "tenant:domain": { value: api.domain },
+      "tenant:clientId": { value: api.clientId },
+      "tenant:clientSecret": { value: api.clientSecret, secret: true },
+    }),
+    client: (clientId) => store.getClient(clientId),
+    clients: () => store.snapshot().clients,
+    pushProvider: () => store.getProvider(),
+    eventStream: (id) => store.getEventStream(id),
+    eventStreams: () => store.snapshot().eventStreams,
+    requests: () => {
+      const stats = api.stats();
+      const reads: Record<string, number> = {};
+      const writes: Record<string, number> = {};
+      for (const [route, count] of Object.entries(stats.byRoute)) {
+        if (!route.includes(" /api/v2")) continue;
+        const method = route.slice(0, route.indexOf(" "));
+        const into = READ_METHODS.has(method) ? reads : writes;
+        into[route] = count;
+      }
+      return { total: stats.total, reads, writes, tokens: stats.token, byStatus: stats.byStatus };
+    },
+    reset: () => {
+      store.reset();
+      api.resetStats();
+    },
+    exportSeed: () => {
+      const state = store.snapshot();
+      return {
+        version: SEED_FORMAT_VERSION,
+        tenant: state.tenant,
+        pushProvider: state.pushProvider,
+        clients: state.clients,
+        eventStreams: state.eventStreams,
+        grants: state.grants,
+        admin: api.clientId,
+        readOnly: api.readOnly.clientId,
+      };
+    },
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
