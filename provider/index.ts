@@ -36,6 +36,7 @@ export {
   type ClientSettingsArgs,
   type ClientSettingsOutputs,
 } from "./resources/client-settings.js";
+export { TenantInstallError } from "./resources/install-layout.js";
 export {
   EventStreamDeletion,
   type EventStreamDeletionArgs,

@@ -21,7 +21,7 @@ interface Entry {
 }
 
 const config = new pulumi.Config("clients-from-data");
-const file = resolve(__dirname, config.get("file") ?? "clients.json");
+const file = resolve(import.meta.dirname, config.get("file") ?? "clients.json");
 const entries = JSON.parse(readFileSync(file, "utf8")) as Entry[];
 
 const managed = entries.map(

@@ -16,6 +16,7 @@ import {
 import type { TenantProvider } from "../providers/provider-base.js";
 import { NAME_KEY } from "../resource-name.js";
 import type { ResourceKind } from "../schema/kinds.js";
+import { assertInstallCanWork } from "./install-layout.js";
 
 /**
  * The `tenant` input of every resource: `{ domain, apiToken }` or
@@ -104,6 +105,8 @@ function shimFor(kind: ResourceKind): TenantProvider {
  * - the user's options plus the outputs the resource always keeps secret (`secretOutputs`):
  *   Pulumi encrypts them in the state and shows them as `[secret]`;
  * - the module and kind of its type token ({@link resourceType}).
+ *
+ * Throws `TenantInstallError` first when the program's install cannot work (install-layout.ts).
  */
 export function registration(
   kind: ResourceKind,
@@ -113,6 +116,7 @@ export function registration(
   opts: pulumi.CustomResourceOptions | undefined,
   secretOutputs: readonly string[] = [],
 ): [TenantProvider, string, pulumi.Inputs, pulumi.CustomResourceOptions, string, string] {
+  assertInstallCanWork();
   const registered: pulumi.Inputs = { ...inputs, [NAME_KEY]: name };
   delete registered[TENANT_KEY];
   const connection = connectionInput(tenant);

@@ -10,6 +10,7 @@ import {
 import { type InstalledProject, installPackedPackage } from "./installed-package.js";
 import {
   type ConfigValues,
+  type ProjectOptions,
   type PulumiCommand,
   PulumiProject,
   type PulumiResult,
@@ -49,17 +50,20 @@ export function writesTo(api: TenantApi): number {
     .reduce((sum, [, count]) => sum + count, 0);
 }
 
+/** Which CLI runs a {@link Stack}, and under which Node.js line; by default the lock's and 22. */
+export type StackRuntime = Pick<ProjectOptions, "cliVersion" | "nodeLine">;
+
 /**
  * Starts a local tenant API and, at the first run, makes a Pulumi project of `program` (an
- * example's folder or a program file) against it, run by the CLI of `cliVersion` (by default the
- * lock's). Each test gets its own tenant, backend and
- * stack: nothing carries over between tests.
+ * example's folder or a program file) against it, run by the CLI and under the Node.js line that
+ * `runtime` names. Each test gets its own tenant, backend and stack: nothing carries over between
+ * tests.
  */
 export async function startStack(
   program: string,
   config: ConfigValues,
   apiOptions: TenantApiOptions = {},
-  cliVersion?: string,
+  runtime: StackRuntime = {},
 ): Promise<Stack> {
   const api = await startTenantApi(apiOptions);
   // The project is made at the first run, so a test may write the program after starting.
@@ -69,7 +73,7 @@ export async function startStack(
     making ??= PulumiProject.create({
       program,
       config: { ...tenantConfig(api), ...config },
-      ...(cliVersion ? { cliVersion } : {}),
+      ...runtime,
     }).then((created) => {
       made = created;
       return created;
@@ -109,9 +113,11 @@ export async function installedExample(
       await copyFile(join(example(name), file), join(project.dir, file));
     }
     const manifest = JSON.parse(await readFile(join(project.dir, "package.json"), "utf8"));
+    // The example's `type` says how Node.js loads it: "module" for its own type stripping.
+    const { type } = JSON.parse(await readFile(join(example(name), "package.json"), "utf8"));
     await writeFile(
       join(project.dir, "package.json"),
-      JSON.stringify({ ...manifest, main: "index.ts" }, null, 2),
+      JSON.stringify({ ...manifest, ...(type ? { type } : {}), main: "index.ts" }, null, 2),
     );
     return project;
   } catch (error) {

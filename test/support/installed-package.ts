@@ -205,7 +205,7 @@ function versionOf(packages: LockPackages, name: string): string {
   return version;
 }
 
-async function pack(dir: string): Promise<string> {
+export async function pack(dir: string): Promise<string> {
   // The build is current (`npm test` builds first): packing must not rebuild dist/ under the feet
   // of the tests that run meanwhile, nor look for a pulumi CLI.
   const { stdout } = await run(

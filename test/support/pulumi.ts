@@ -11,7 +11,14 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify, stripVTControlCharacters } from "node:util";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
+import {
+  DEFAULT_NODE_LINE,
+  findNodeRuntime,
+  type NodeLine,
+  type NodeRuntime,
+  withNode,
+} from "./node-runtimes.js";
 import { ensurePulumiCli, type PulumiCli } from "./pulumi-cli.js";
 
 const execFileAsync = promisify(execFile);
@@ -119,6 +126,8 @@ export interface ProjectOptions {
   config?: ConfigValues;
   /** The CLI version; by default the lock's. */
   cliVersion?: string;
+  /** The Node.js line the programs and provider hosts run under; by default {@link DEFAULT_NODE_LINE}. */
+  nodeLine?: NodeLine;
 }
 
 /**
@@ -132,6 +141,8 @@ export class PulumiProject {
 
   private constructor(
     readonly cli: PulumiCli,
+    /** The `node` that the CLI's language host and dynamic-provider hosts find first on PATH. */
+    readonly node: NodeRuntime,
     /** The temporary folder: `project/`, `state/`, `home/`, event logs. */
     readonly root: string,
     readonly name: string,
@@ -150,27 +161,21 @@ export class PulumiProject {
 
   static async create(options: ProjectOptions): Promise<PulumiProject> {
     const cli = await ensurePulumiCli(options.cliVersion);
+    const node = findNodeRuntime(options.nodeLine ?? DEFAULT_NODE_LINE);
     const root = await mkdtemp(join(tmpdir(), "tenant-pulumi-"));
     try {
       const own = projectFile(join(options.program, "Pulumi.yaml"));
       const name = options.name ?? String(own.name);
-      const project = new PulumiProject(cli, root, name, options.stack ?? "e2e");
+      const project = new PulumiProject(cli, node, root, name, options.stack ?? "e2e");
       await mkdir(project.dir, { recursive: true });
       await mkdir(join(root, "state"));
       await mkdir(join(root, "home"));
-      // The program's own `main:` (a file, say) is kept, now relative to the new project.
+      // The program's own `main:` (a file, say) is kept, now relative to the new project, and so
+      // are its runtime options (ts-node or Node.js's type stripping).
       const main = relative(project.dir, join(options.program, String(own.main ?? "")));
       await writeFile(
         join(project.dir, "Pulumi.yaml"),
-        [
-          `name: ${name}`,
-          "runtime:",
-          "  name: nodejs",
-          "  options:",
-          "    typescript: true",
-          `main: ${main}`,
-          "",
-        ].join("\n"),
+        stringify({ name, runtime: own.runtime ?? "nodejs", main }),
       );
       await project.cliCommand([
         "stack",
@@ -211,7 +216,7 @@ export class PulumiProject {
   /** The environment every command of this project runs with. */
   env(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {
-      ...process.env,
+      ...withNode(this.node),
       PULUMI_BACKEND_URL: `file://${join(this.root, "state")}`,
       PULUMI_HOME: join(this.root, "home"),
       PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,

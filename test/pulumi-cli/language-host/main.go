@@ -111,7 +111,7 @@ func (h *host) GetProgramDependencies(
 // reported in the response, as the CLI expects, not as an RPC error.
 func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
 	info := req.GetInfo()
-	runner, err := resolve(info.GetProgramDirectory(), "@pulumi/pulumi/cmd/run")
+	runner, err := resolve(info.GetProgramDirectory(), "@pulumi/pulumi/cmd/run", "pulumi install")
 	if err != nil {
 		return &pulumirpc.RunResponse{Error: err.Error()}, nil
 	}
@@ -185,7 +185,9 @@ func (h *host) RunPlugin(
 	}
 	defer closer.Close()
 
-	runner, err := resolve(info.GetProgramDirectory(), "@pulumi/pulumi/cmd/run-policy-pack")
+	runner, err := resolve(
+		info.GetProgramDirectory(), "@pulumi/pulumi/cmd/run-policy-pack",
+		"npm install in "+info.GetProgramDirectory())
 	if err != nil {
 		return err
 	}
@@ -285,14 +287,16 @@ func nodeArgs(options map[string]any) []string {
 	return strings.Fields(value)
 }
 
-// resolve finds a module as Node does from dir, so that the program runs with its own SDK.
-func resolve(dir, module string) (string, error) {
+// resolve finds a module as Node does from dir, so that the program runs with its own SDK. When
+// it cannot, it says what Pulumi's own language host says, word for word (docs/pulumi-cli.md):
+// `install` is the command it suggests.
+func resolve(dir, module, install string) (string, error) {
 	cmd := exec.Command("node", "-e", "console.log(require.resolve(process.argv[1]))", module)
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf(
-			"cannot find %s from %s: install the program's dependencies (npm ci) first", module, dir)
+			"It looks like the Pulumi SDK has not been installed. Have you run %s?", install)
 	}
 	return strings.TrimSpace(string(out)), nil
 }

@@ -1,0 +1,192 @@
+/**
+ * The lifecycle every supported environment must pass (README, "Where it runs"): the tenant
+ * example in a user's project, installed by a package manager under a Node.js line, taken by the
+ * real pulumi CLI through preview, up, the drift gate, the repair and destroy, with no secret in
+ * the state or the output.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { expect } from "vitest";
+import { DEFAULT_SEED_IDS } from "../../provider/local-tenant/seed.js";
+import { example, type Stack, startStack, tenantExampleConfig } from "./e2e.js";
+import { findNodeRuntime, type NodeLine } from "./node-runtimes.js";
+import { lockedPulumiVersion } from "./pulumi-cli.js";
+import { installUserProject, type UserProject, type UserProjectSpec } from "./user-project.js";
+
+/** How a user's program is turned from TypeScript into JavaScript (README, "TypeScript"). */
+export type TypeScriptWay = "type-stripping" | "ts-node";
+
+/**
+ * The TypeScript range Pulumi's runner accepts for ts-node (its peer range `>= 3.8.3 < 7`), as
+ * the README's install line names it: TypeScript 7 has no JavaScript API for ts-node to call.
+ */
+export const TS_NODE_TYPESCRIPT = "<7";
+
+/**
+ * The files and dependencies of the tenant example as a user's project holds them, the one way
+ * or the other: Node.js's type stripping (`typescript: false`, `"type": "module"`, no compiler),
+ * or ts-node with the README's TypeScript range.
+ */
+export async function tenantProgram(
+  way: TypeScriptWay,
+): Promise<Pick<UserProjectSpec, "files" | "dependencies" | "type">> {
+  // The program also says which Node.js ran it, as a stack output.
+  const index = `${await readFile(join(example("tenant"), "index.ts"), "utf8")}
+export const nodeVersion = process.version;
+`;
+  const pulumiYaml = [
+    "name: tenant-example",
+    "runtime:",
+    "  name: nodejs",
+    "  options:",
+    `    typescript: ${way === "ts-node"}`,
+    "main: index.ts",
+    "",
+  ].join("\n");
+  return {
+    files: { "index.ts": index, "Pulumi.yaml": pulumiYaml },
+    dependencies:
+      way === "ts-node"
+        ? { typescript: TS_NODE_TYPESCRIPT, "ts-node": "^10.9.2" }
+        : ({} as Record<string, string>),
+    ...(way === "type-stripping" ? { type: "module" as const } : {}),
+  };
+}
+
+/**
+ * Runs the tenant example's lifecycle on `s` and asserts each step, throwing at the first step
+ * that fails (with the CLI's output); returns the stack's outputs after `up`. `gateExit` is what a
+ * failed `--expect-no-changes` exits with: 7 from pulumi 3.226, 255 before (docs/pulumi-cli.md).
+ */
+export async function expectTenantLifecycle(
+  s: Stack,
+  gateExit = 7,
+): Promise<Record<string, unknown>> {
+  const portal = DEFAULT_SEED_IDS.regularWeb;
+  const before = s.api.store.snapshot();
+
+  const preview = await s.run("preview");
+  expect(preview.counts, preview.output).toEqual({ create: 4 });
+  expect(s.api.stats().api, "a preview calls no API").toBe(0);
+
+  const up = await s.run("up");
+  expect(up.error, up.output).toBeUndefined();
+  expect(s.api.store.getProvider()).toBe("sns");
+  expect(s.api.store.eventStreamExists(DEFAULT_SEED_IDS.webhookStream)).toBe(false);
+  const outputs = JSON.parse(await s.project.cliCommand(["stack", "output", "--json"]));
+
+  const client = s.api.store.getClient(portal);
+  s.api.store.putClient({ ...client, callbacks: ["https://attacker.example/cb"] } as never);
+  const gate = await s.run("refresh", { previewOnly: true, expectNoChanges: true });
+  expect(gate.exitCode, gate.output).toBe(gateExit);
+  const repair = await s.run("up", { args: ["--refresh"] });
+  expect(repair.error, repair.output).toBeUndefined();
+  expect(s.api.store.getClient(portal)).toMatchObject({
+    callbacks: ["https://portal.example.com/callback"],
+  });
+  const clean = await s.run("refresh", { previewOnly: true, expectNoChanges: true });
+  expect(clean.exitCode, clean.output).toBe(0);
+
+  const state = await s.stateText();
+  expect(state).not.toBe("");
+  for (const [what, text] of [
+    ["the state", state],
+    ["the output of up", up.output],
+    ["the output of the gate", gate.output],
+  ] as const) {
+    expect(text, `${what} holds the client secret`).not.toContain(s.api.clientSecret);
+    // A prior value is a secret output: the portal's old description must not be readable.
+    expect(text, `${what} holds a prior value`).not.toContain("Server-rendered customer portal");
+  }
+
+  const destroy = await s.run("destroy");
+  expect(destroy.error, destroy.output).toBeUndefined();
+  const { eventStreams: _after, ...after } = s.api.store.snapshot();
+  const { eventStreams: _before, ...expected } = before;
+  expect(after, "destroy puts the tenant back").toEqual(expected);
+  return outputs as Record<string, unknown>;
+}
+
+/** The version of `name` a project installed, from its `node_modules` (a link under pnpm). */
+export async function installedVersion(dir: string, name: string): Promise<string> {
+  const manifest = JSON.parse(
+    await readFile(join(dir, "node_modules", name, "package.json"), "utf8"),
+  ) as { version: string };
+  return manifest.version;
+}
+
+/** A user project installed as `spec` says, and a stack of it against a new local tenant. */
+export interface UserStack {
+  readonly project: UserProject;
+  readonly stack: Stack;
+  /** What the stack was made with. */
+  readonly spec: TenantUserStackSpec;
+  /** Removes the stack's tenant and backend and the project. */
+  remove(): Promise<void>;
+}
+
+/** How {@link tenantUserStack} installs and runs the tenant example. */
+export type TenantUserStackSpec = Omit<UserProjectSpec, "files" | "dependencies" | "type" | "node"> & {
+  readonly way: TypeScriptWay;
+  readonly line: NodeLine;
+  /** Dependencies over the example's (`@pulumi/pulumi` at the lock's version, ts-node's). */
+  readonly dependencies?: Readonly<Record<string, string>>;
+  /** The pulumi CLI; by default the lock's. */
+  readonly cliVersion?: string;
+};
+
+/**
+ * Installs the tenant example, the TypeScript `way`, as `manager` does under Node.js `line`, and
+ * starts a stack of it run by the pulumi CLI `cliVersion` under the same line.
+ */
+export async function tenantUserStack(spec: TenantUserStackSpec): Promise<UserStack> {
+  const { way, line, cliVersion, dependencies, ...install } = spec;
+  const program = await tenantProgram(way);
+  const project = await installUserProject({
+    ...install,
+    ...program,
+    node: findNodeRuntime(line),
+    dependencies: {
+      "@pulumi/pulumi": lockedPulumiVersion(),
+      ...program.dependencies,
+      ...dependencies,
+    },
+  });
+  try {
+    const stack = await startStack(project.dir, tenantExampleConfig(), {}, {
+      nodeLine: line,
+      ...(cliVersion ? { cliVersion } : {}),
+    });
+    return {
+      project,
+      stack,
+      spec,
+      remove: async () => {
+        await stack.stop();
+        await project.remove();
+      },
+    };
+  } catch (error) {
+    await project.remove();
+    throw error;
+  }
+}
+
+/**
+ * The lifecycle ({@link expectTenantLifecycle}) of `user`, checked to have run its program under
+ * the Node.js line it asked for, then reported as one line of the run's output, which the table
+ * of what is tested quotes (README, "Where it runs").
+ */
+export async function expectLifecyclePasses(user: UserStack, gateExit = 7): Promise<void> {
+  const outputs = await expectTenantLifecycle(user.stack, gateExit);
+  expect(outputs.nodeVersion, "the Node.js that ran the program").toBe(
+    findNodeRuntime(user.spec.line).version,
+  );
+  const layout = user.spec.monorepo ? ", npm workspaces monorepo" : "";
+  const linker = user.spec.yarnLinker ? `, nodeLinker ${user.spec.yarnLinker}` : "";
+  process.stdout.write(
+    `lifecycle passed: Node.js ${outputs.nodeVersion}, ${user.spec.manager}${layout}${linker}, ` +
+      `pulumi ${user.stack.project.cli.version}, @pulumi/pulumi ` +
+      `${await installedVersion(user.project.dir, "@pulumi/pulumi")}, ${user.spec.way}\n`,
+  );
+}

@@ -1,0 +1,215 @@
+/**
+ * A user's project as each package manager makes it: the packed package and the project's other
+ * dependencies installed by npm, pnpm (its default isolated layout), Yarn classic or Yarn (the
+ * current major, with the linker asked for), from the loopback registry of
+ * test/support/local-registry.ts, under the Node.js line asked for. No request leaves the machine:
+ * every tarball comes from the npm cache that `npm ci` filled.
+ */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { type LockPackages, pack, REPO_ROOT } from "./installed-package.js";
+import { type ExtraTarball, type LocalRegistry, startLocalRegistry } from "./local-registry.js";
+import { type NodeRuntime, withNode } from "./node-runtimes.js";
+
+const run = promisify(execFile);
+
+/** The package managers a user project is installed with. */
+export type PackageManager = "npm" | "pnpm" | "yarn-classic" | "yarn";
+
+/** What a user project holds and how it is installed. */
+export interface UserProjectSpec {
+  readonly manager: PackageManager;
+  /** The Node.js the package manager runs under (and the project's programs, later). */
+  readonly node: NodeRuntime;
+  /** Dependencies besides `pulumi-tenant` (which is always the packed package): name to range. */
+  readonly dependencies: Readonly<Record<string, string>>;
+  /** Files of the Pulumi project, path (relative to the project) to text: Pulumi.yaml, index.ts. */
+  readonly files: Readonly<Record<string, string>>;
+  /** `"module"` makes the project's package.json `"type": "module"` (Node.js's type stripping). */
+  readonly type?: "module";
+  /** Yarn's `nodeLinker`; `node-modules` unless given. */
+  readonly yarnLinker?: "node-modules" | "pnp";
+  /**
+   * An npm workspaces monorepo: the Pulumi project is `infra/` of a repository whose dependencies
+   * npm hoists to its root, next to an application workspace `apps/web`.
+   */
+  readonly monorepo?: boolean;
+}
+
+/** An installed user project. */
+export interface UserProject {
+  /** The repository's root: the project itself, or the monorepo's root. */
+  readonly root: string;
+  /** The Pulumi project's folder: `root`, or `root/infra` in a monorepo. */
+  readonly dir: string;
+  /** What the package manager printed. */
+  readonly installLog: string;
+  remove(): Promise<void>;
+}
+
+/** The script of each package manager (besides npm) that the tests run under a given `node`. */
+export const MANAGER_SCRIPT: Record<Exclude<PackageManager, "npm">, string> = {
+  pnpm: join(REPO_ROOT, "node_modules", "pnpm", "bin", "pnpm.cjs"),
+  "yarn-classic": join(REPO_ROOT, "node_modules", "yarn", "bin", "yarn.js"),
+  yarn: join(REPO_ROOT, "node_modules", "@yarnpkg", "cli-dist", "bin", "yarn.js"),
+};
+
+/**
+ * Packs the repository, starts the loopback registry with the lock's packages and the packed
+ * one, and installs `spec` in a new folder outside the repository, as its package manager does
+ * with no lock file of its own: resolving every range against the registry, as `npm install
+ * pulumi-tenant` (or `pnpm add`, `yarn add`) would. The managers run with a home folder of their
+ * own, so no cache, store or config of this machine takes part.
+ */
+export async function installUserProject(spec: UserProjectSpec): Promise<UserProject> {
+  const root = await mkdtemp(join(tmpdir(), `tenant-${spec.manager}-project-`));
+  let registry: LocalRegistry | undefined;
+  try {
+    const packed = await packedPackage(root);
+    const lock = JSON.parse(await readFile(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
+      packages: LockPackages;
+    };
+    registry = await startLocalRegistry({ packages: lock.packages, extra: [packed] });
+    const dir = spec.monorepo ? join(root, "infra") : root;
+    const dependencies = {
+      [packed.manifest.name]: packed.manifest.version,
+      ...spec.dependencies,
+    };
+    const manifest = {
+      name: spec.monorepo ? "infra" : "user-project",
+      version: "1.0.0",
+      private: true,
+      main: "index.ts",
+      ...(spec.type ? { type: spec.type } : {}),
+      dependencies,
+    };
+    await writeJson(join(dir, "package.json"), manifest);
+    if (spec.monorepo) {
+      await writeJson(join(root, "package.json"), {
+        name: "monorepo",
+        private: true,
+        workspaces: ["infra", "apps/*"],
+      });
+      await writeJson(join(root, "apps", "web", "package.json"), {
+        name: "web",
+        version: "1.0.0",
+        private: true,
+        dependencies: { axios: lock.packages["node_modules/axios"]?.version ?? "*" },
+      });
+    }
+    for (const [path, text] of Object.entries(spec.files)) {
+      await mkdir(dirname(join(dir, path)), { recursive: true });
+      await writeFile(join(dir, path), text);
+    }
+    const installLog = await install(spec, root, registry.url);
+    return { root, dir, installLog, remove: () => rm(root, { recursive: true, force: true }) };
+  } catch (error) {
+    const misses = registry?.misses() ?? [];
+    await rm(root, { recursive: true, force: true });
+    if (misses.length > 0) {
+      throw new Error(
+        `${spec.manager} asked the local registry for what the lock or the npm cache lacks: ${misses.join(", ")}`,
+        { cause: error },
+      );
+    }
+    throw error;
+  } finally {
+    await registry?.stop();
+  }
+}
+
+/** The packed package, as the registry serves it. */
+async function packedPackage(dir: string): Promise<ExtraTarball> {
+  const tarball = await pack(dir);
+  const bytes = await readFile(tarball);
+  const manifest = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8"));
+  const { name, version, dependencies, peerDependencies, peerDependenciesMeta, bin, engines } =
+    manifest;
+  await rm(tarball);
+  return {
+    manifest: { name, version, dependencies, peerDependencies, peerDependenciesMeta, bin, engines },
+    bytes,
+    integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}`,
+  };
+}
+
+/** Runs the project's package manager in `root` against the registry at `registry`. */
+async function install(spec: UserProjectSpec, root: string, registry: string): Promise<string> {
+  const home = join(root, ".home");
+  await mkdir(home, { recursive: true });
+  const env: NodeJS.ProcessEnv = withNode(spec.node, {
+    ...process.env,
+    HOME: home,
+    XDG_CACHE_HOME: join(home, ".cache"),
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+    XDG_STATE_HOME: join(home, ".local", "state"),
+    npm_config_registry: `${registry}/`,
+    npm_config_cache: join(home, ".npm"),
+    npm_config_audit: "false",
+    npm_config_fund: "false",
+    npm_config_update_notifier: "false",
+  });
+  // npm's own variables of the repository's `npm test` would reach the managers too.
+  for (const name of Object.keys(env)) {
+    if (/^npm_(lifecycle|package|config_(?!registry|cache|audit|fund|update))/i.test(name)) {
+      delete env[name];
+    }
+  }
+  let command: string;
+  let args: string[];
+  if (spec.manager === "npm") {
+    command = "npm";
+    args = ["install"];
+  } else {
+    command = spec.node.node;
+    const script = MANAGER_SCRIPT[spec.manager];
+    if (spec.manager === "pnpm") {
+      args = [script, "install", "--no-frozen-lockfile", "--reporter", "append-only"];
+    } else if (spec.manager === "yarn-classic") {
+      await writeFile(join(root, ".yarnrc"), `registry "${registry}/"\n`);
+      args = [script, "install", "--non-interactive", "--no-progress", "--cache-folder", join(home, ".yarn-cache")];
+    } else {
+      await writeFile(
+        join(root, ".yarnrc.yml"),
+        [
+          `nodeLinker: ${spec.yarnLinker ?? "node-modules"}`,
+          `npmRegistryServer: "${registry}"`,
+          'unsafeHttpWhitelist: ["127.0.0.1"]',
+          "enableTelemetry: false",
+          "enableGlobalCache: false",
+          // Yarn makes installs immutable on CI; a new project has no lock file to keep.
+          "enableImmutableInstalls: false",
+          "enableProgressBars: false",
+          "",
+        ].join("\n"),
+      );
+      await writeFile(join(root, "yarn.lock"), "");
+      args = [script, "install"];
+    }
+  }
+  try {
+    const { stdout, stderr } = await run(command, args, {
+      cwd: root,
+      env,
+      timeout: 240_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return `${stdout}${stderr}`;
+  } catch (error) {
+    const output = `${(error as { stdout?: string }).stdout ?? ""}${(error as { stderr?: string }).stderr ?? ""}`;
+    throw new Error(
+      `${spec.manager} install failed in ${root}: ${output.trim().split("\n").slice(-8).join("\n")}`,
+      { cause: error },
+    );
+  }
+}
+
+async function writeJson(path: string, value: unknown): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
+}
