@@ -24,6 +24,7 @@ export const ErrorCodes = {
   timeout: "ERR_TENANT_TIMEOUT",
   validation: "ERR_TENANT_VALIDATION",
   immutable: "ERR_TENANT_IMMUTABLE",
+  install: "ERR_TENANT_INSTALL",
   generateUsage: "ERR_GENERATE_USAGE",
   unknownClient: "ERR_GENERATE_UNKNOWN_CLIENT",
   generateOutput: "ERR_GENERATE_OUTPUT",
