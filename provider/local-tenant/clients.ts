@@ -33,7 +33,7 @@ export const RESPONSE_ONLY_FIELDS: readonly string[] = [
 ];
 
 /** Most properties `client_metadata` may hold (docs/platform.md, "Limits"). */
-export const CLIENT_METADATA_MAX_KEYS = 10;
+const CLIENT_METADATA_MAX_KEYS = 10;
 
 const JWT_CONFIGURATION_DEFAULTS = {
   alg: "RS256",

@@ -14,7 +14,7 @@ import { CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 import { startTenantApi, type TenantApi, type TenantApiOptions } from "./server.js";
 
 /** `--help`. */
-export const USAGE = `Usage: pulumi-tenant local-tenant [options]
+const USAGE = `Usage: pulumi-tenant local-tenant [options]
 
 Starts the local tenant (docs/local-tenant.md), prints one JSON line (domain, credentials,
 seeded ids), and serves until SIGINT or SIGTERM.
@@ -142,7 +142,7 @@ export function parseCliArgs(argv: readonly string[]): TenantApiOptions | "help"
 }
 
 /** The JSON line describing a running server. */
-export function readyLine(api: TenantApi): CliReadyLine {
+function readyLine(api: TenantApi): CliReadyLine {
   const line: CliReadyLine = {
     baseUrl: api.baseUrl,
     domain: api.domain,

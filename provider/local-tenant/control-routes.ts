@@ -11,7 +11,7 @@ import type { FaultOptions } from "./faults.js";
 import type { RateLimitOptions } from "./rate-limit.js";
 
 /** Prefix of the control routes. */
-export const CONTROL_PREFIX = "/__tenant-api";
+const CONTROL_PREFIX = "/__tenant-api";
 
 function badRequest(error: unknown): ApiError {
   return new ApiError(400, "invalid_body", (error as Error).message);

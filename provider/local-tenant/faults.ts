@@ -29,7 +29,7 @@ export interface FaultPlan {
 export type ResolvedFaults = Required<{ [K in keyof FaultOptions]: NonNullable<FaultOptions[K]> }>;
 
 /** No faults at all: the default. */
-export const NO_FAULTS: ResolvedFaults = { error: 0, drop: 0, latency: { min: 0, max: 0 } };
+const NO_FAULTS: ResolvedFaults = { error: 0, drop: 0, latency: { min: 0, max: 0 } };
 
 function share(name: string, value: number): number {
   if (!Number.isFinite(value) || value < 0 || value > 1) {
@@ -84,7 +84,7 @@ export function parseFaultSpec(spec: string): FaultOptions {
 }
 
 /** Checks fault settings (object or CLI string) and fills in the members left out. */
-export function resolveFaults(options: FaultOptions | string | null | undefined): ResolvedFaults {
+function resolveFaults(options: FaultOptions | string | null | undefined): ResolvedFaults {
   const parsed = typeof options === "string" ? parseFaultSpec(options) : (options ?? {});
   const latency = parsed.latency ?? NO_FAULTS.latency;
   if (

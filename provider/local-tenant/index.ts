@@ -34,6 +34,7 @@ export {
   RESPONSE_ONLY_FIELDS,
   type WireClient,
 } from "./clients.js";
+export { type CliReadyLine, parseCliArgs } from "./command.js";
 export { areaOf, isLoopback, type ServerContext, type TenantApiRequest } from "./context.js";
 export {
   ApiError,
@@ -95,3 +96,4 @@ export {
   TenantStore,
   type WireEventStream,
 } from "./store.js";
+export { fromWire, toWire, validateWire, wireSchema } from "./wire.js";

@@ -39,7 +39,7 @@ export const CLIENT_ROUTE = "/api/v2/clients/:id";
  */
 export const EVENT_STREAMS_ROUTE = "/api/v2/event-streams";
 /** Most event streams in one page of the list. */
-export const MAX_EVENT_STREAMS_PER_PAGE = 100;
+const MAX_EVENT_STREAMS_PER_PAGE = 100;
 /** Route template of an event stream. */
 export const EVENT_STREAM_ROUTE = "/api/v2/event-streams/:id";
 

@@ -40,10 +40,10 @@ export interface RateLimitDecision {
 }
 
 /** The limit reported while rate limiting is off: large enough never to be reached by a test. */
-export const UNLIMITED_REPORTED_LIMIT = 1000;
+const UNLIMITED_REPORTED_LIMIT = 1000;
 
 /** Checks rate limit settings and fills in the default burst; throws on nonsense values. */
-export function normalizeRateLimit(options: RateLimitOptions): ResolvedRateLimit {
+function normalizeRateLimit(options: RateLimitOptions): ResolvedRateLimit {
   const { rate } = options;
   if (!Number.isFinite(rate) || rate <= 0) {
     throw new CommandUsageError(`rate limit: rate must be a number greater than 0, got ${rate}`);

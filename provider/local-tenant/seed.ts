@@ -103,7 +103,7 @@ export const SECRET_PLACEHOLDER = "<replaced by pulumi-tenant snapshot>";
 const ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 /** A random string of letters and digits, the alphabet of the platform's ids and secrets. */
-export function randomAlphanumeric(length: number): string {
+function randomAlphanumeric(length: number): string {
   let out = "";
   for (let i = 0; i < length; i += 1) out += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
   return out;
@@ -179,7 +179,7 @@ export function generatedClients(count: number): SeedClient[] {
 }
 
 /** A new client secret: 64 characters, as on the platform. */
-export function newClientSecret(): string {
+function newClientSecret(): string {
   return randomAlphanumeric(64);
 }
 

@@ -34,7 +34,7 @@ import {
 import type { PushProvider } from "./store.js";
 
 /** `--help`. */
-export const USAGE = `Usage: pulumi-tenant snapshot --out FILE [options]
+const USAGE = `Usage: pulumi-tenant snapshot --out FILE [options]
 
 Reads the live tenant (clients, the push provider, the event stream ids) and writes a seed for the
 local tenant (pulumi-tenant/testing, pulumi-tenant local-tenant). Secrets and key material are
@@ -90,7 +90,7 @@ function parse(args: readonly string[]) {
 }
 
 /** What a snapshot read. */
-export interface SnapshotReads {
+interface SnapshotReads {
   /** The clients, in the tenant's order, as the list answered them. */
   readonly clients: readonly WireClient[];
   /** The selected push provider, as answered. */
@@ -115,7 +115,7 @@ function isConfidential(client: WireClient): boolean {
  * `encryption_key` was never read. `replacedFields` lists the JSON path of each replacement.
  * Pure: the same reads give the same seed.
  */
-export function seedOfReads(reads: SnapshotReads): TenantSeed {
+function seedOfReads(reads: SnapshotReads): TenantSeed {
   const replaced: string[] = [];
   const clients = reads.clients.map((client, index): SeedClient => {
     const where = `clients[${index}]`;
