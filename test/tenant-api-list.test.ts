@@ -449,3 +449,48 @@ describe("generated clients", () => {
     expect(parseCliArgs(["--clients", "5000"])).toMatchObject({ extraClients: 5000 });
   });
 });
+
+describe("the event stream list", () => {
+  const STREAMS = "/api/v2/event-streams";
+
+  it("pages the streams with take and the checkpoint each page names as next", async () => {
+    const first = await callApi<{ eventStreams: { id: string }[]; next?: string }>(
+      api,
+      "GET",
+      `${STREAMS}?take=1`,
+      { token },
+    );
+    expect(first.status).toBe(200);
+    expect(first.body.eventStreams.map((s) => s.id)).toEqual([api.eventStreams[0]]);
+    const last = await callApi<{ eventStreams: { id: string }[]; next?: string }>(
+      api,
+      "GET",
+      `${STREAMS}?take=1&from=${first.body.next}`,
+      { token },
+    );
+    expect(last.body).toEqual({
+      eventStreams: [api.store.getEventStream(api.eventStreams[1] ?? "")],
+    });
+  });
+
+  it("refuses a take above 100 and an unknown parameter in one 400", async () => {
+    const answer = await callApi(api, "GET", `${STREAMS}?take=101&q=x`, { token });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message:
+        'Query validation error: q: unknown parameter; take: must be from 1 to 100 (got "101")',
+      errorCode: "invalid_query_string",
+    });
+  });
+
+  it("needs read:event_streams", async () => {
+    const reader = await api.mintToken({ scopes: ["read:clients"] });
+    const answer = await callApi(api, "GET", STREAMS, { token: reader });
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({
+      message: "Insufficient scope, expected any of: read:event_streams",
+    });
+  });
+});

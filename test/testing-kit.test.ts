@@ -11,7 +11,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CommandUsageError, LocalTenantError, SeedError } from "../provider/errors.js";
+import {
+  CommandUsageError,
+  ErrorCodes,
+  exitStatusOf,
+  LocalTenantError,
+  SeedError,
+  SnapshotOutputError,
+  TenantError,
+} from "../provider/errors.js";
 import {
   DEFAULT_SEED,
   DEFAULT_SEED_IDS,
@@ -262,6 +270,23 @@ describe("pulumi-tenant snapshot", () => {
     expect(copy.eventStreams().map((s) => s.id)).toEqual(tenant.eventStreams().map((s) => s.id));
   });
 
+  it("exits 2 without --out, reading nothing", async () => {
+    const tenant = await started();
+    let stderr = "";
+    const code = await runSnapshot([], {
+      stdout: () => undefined,
+      stderr: (text) => {
+        stderr += text;
+      },
+      env: { TENANT_DOMAIN: tenant.domain },
+    });
+    expect([code, stderr]).toEqual([
+      2,
+      "pulumi-tenant snapshot: --out FILE is required: the seed file to write\n",
+    ]);
+    expect(tenant.requests().total).toBe(0);
+  });
+
   it("does not overwrite an existing file without --force", async () => {
     const tenant = await started();
     const out = join(dir, "exists.json");
@@ -272,6 +297,30 @@ describe("pulumi-tenant snapshot", () => {
       `pulumi-tenant snapshot: ${out} already exists; pass --force to overwrite it, or choose another --out\n`,
     );
     expect(await readFile(out, "utf8")).toBe("{}");
+  });
+});
+
+describe("the errors of the test kit", () => {
+  it("are TenantErrors of the one registry, with stable codes", () => {
+    const errors = [
+      new CommandUsageError("--port must be an integer from 0 to 65535"),
+      new SeedError("invalid seed: tenant: must be a non-empty string"),
+      new LocalTenantError("port 1 on 127.0.0.1 is in use"),
+      new SnapshotOutputError("seed.json already exists"),
+    ];
+    for (const error of errors) expect(error).toBeInstanceOf(TenantError);
+    expect(errors.map((e) => [e.name, e.code])).toEqual([
+      ["CommandUsageError", ErrorCodes.commandUsage],
+      ["SeedError", "ERR_LOCAL_TENANT_SEED"],
+      ["LocalTenantError", "ERR_LOCAL_TENANT"],
+      ["SnapshotOutputError", "ERR_SNAPSHOT_OUTPUT"],
+    ]);
+  });
+
+  it("end a command with 2 for a wrong command line and 1 for a seed or a port", () => {
+    expect(
+      [new CommandUsageError("x"), new SeedError("x"), new LocalTenantError("x")].map(exitStatusOf),
+    ).toEqual([2, 1, 1]);
   });
 });
 
