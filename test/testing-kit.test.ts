@@ -25,6 +25,7 @@ import {
   DEFAULT_SEED_IDS,
   SECRET_PLACEHOLDER,
 } from "../provider/local-tenant/index.js";
+import { startTenantApi } from "../provider/local-tenant/server.js";
 import { runSnapshot } from "../provider/local-tenant/snapshot.js";
 import { type LocalTenant, startLocalTenant } from "../provider/testing.js";
 import { callApi, fetchToken } from "./support/test-client.js";
@@ -268,6 +269,39 @@ describe("pulumi-tenant snapshot", () => {
       tenant.clients().map(withoutSecret),
     );
     expect(copy.eventStreams().map((s) => s.id)).toEqual(tenant.eventStreams().map((s) => s.id));
+  });
+
+  it("leaves out a value the platform holds but a PATCH may not set, naming it, so the seed loads", async () => {
+    const api = await startTenantApi();
+    try {
+      const stored = api.store.getClient(DEFAULT_SEED_IDS.spa);
+      api.store.putClient({
+        ...stored,
+        client_id: DEFAULT_SEED_IDS.spa,
+        organization_discovery_methods: [],
+      });
+      const out = join(dir, "refused-seed.json");
+      let stderr = "";
+      const code = await runSnapshot(["--out", out], {
+        stdout: () => undefined,
+        stderr: (text) => {
+          stderr += text;
+        },
+        env: {
+          TENANT_DOMAIN: api.domain,
+          TENANT_CLIENT_ID: api.readOnly.clientId,
+          TENANT_CLIENT_SECRET: api.readOnly.clientSecret,
+        },
+      });
+      expect(code).toBe(0);
+      expect(stderr).toContain(
+        "left out clients[1].organization_discovery_methods (must have at least 1 item (got 0)): the local tenant refuses it in a PATCH\n",
+      );
+      const seed = JSON.parse(await readFile(out, "utf8"));
+      expect(seed.clients[1]).not.toHaveProperty("organization_discovery_methods");
+    } finally {
+      await api.stop();
+    }
   });
 
   it("exits 2 without --out, reading nothing", async () => {

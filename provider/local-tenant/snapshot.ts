@@ -23,7 +23,7 @@ import { CREDENTIAL_OPTIONS, credentialConfig } from "../generate/options.js";
 import { readEventStreamIds, readTenant } from "../generate/reads.js";
 import { isPlainObject } from "../json.js";
 import { CLIENT_SETTINGS_FIELDS, PUSH_PROVIDERS } from "../schema/index.js";
-import type { WireClient } from "./clients.js";
+import { RESPONSE_ONLY_FIELDS, type WireClient } from "./clients.js";
 import {
   loadSeed,
   SECRET_PLACEHOLDER,
@@ -32,6 +32,7 @@ import {
   type TenantSeed,
 } from "./seed.js";
 import type { PushProvider } from "./store.js";
+import { validateWire } from "./wire.js";
 
 /** `--help`. */
 const USAGE = `Usage: pulumi-tenant snapshot --out FILE [options]
@@ -110,13 +111,32 @@ function isConfidential(client: WireClient): boolean {
 }
 
 /**
+ * A client's fields that the local tenant would refuse, each with why: values the platform holds
+ * but no PATCH may set (an empty `organization_discovery_methods`, docs/platform.md "Limits").
+ * The seed leaves them out, so that it loads; the command names each.
+ */
+function refusedFields(client: SeedClient): Map<string, string> {
+  const settable = Object.fromEntries(
+    Object.entries(client).filter(([field]) => !RESPONSE_ONLY_FIELDS.includes(field)),
+  );
+  const refused = new Map<string, string>();
+  for (const failure of validateWire("clientUpdate", settable)) {
+    const field = failure.path.split(/[.[]/, 1)[0] ?? "";
+    if (field !== "" && !refused.has(field)) refused.set(field, failure.reason);
+  }
+  return refused;
+}
+
+/**
  * The seed of what was read, with every secret replaced: a confidential client's `client_secret`
  * and each add-on key ({@link ADDON_KEY_MATERIAL}) become {@link SECRET_PLACEHOLDER}; the
- * `encryption_key` was never read. `replacedFields` lists the JSON path of each replacement.
- * Pure: the same reads give the same seed.
+ * `encryption_key` was never read. `replacedFields` lists the JSON path of each replacement;
+ * `leftOut` says which values the local tenant would refuse and were left out. Pure: the same
+ * reads give the same seed.
  */
-function seedOfReads(reads: SnapshotReads): TenantSeed {
+function seedOfReads(reads: SnapshotReads): { seed: TenantSeed; leftOut: string[] } {
   const replaced: string[] = [];
+  const leftOut: string[] = [];
   const clients = reads.clients.map((client, index): SeedClient => {
     const where = `clients[${index}]`;
     const { tenant: _tenant, client_secret: _secret, encryption_key: _key, ...rest } = client;
@@ -142,6 +162,10 @@ function seedOfReads(reads: SnapshotReads): TenantSeed {
       seedClient.client_secret = SECRET_PLACEHOLDER;
       replaced.push(`${where}.client_secret`);
     }
+    for (const [field, why] of refusedFields(seedClient)) {
+      delete seedClient[field];
+      leftOut.push(`${where}.${field} (${why})`);
+    }
     return seedClient;
   });
   const tenantName = reads.clients.find((c) => typeof c.tenant === "string")?.tenant;
@@ -157,7 +181,7 @@ function seedOfReads(reads: SnapshotReads): TenantSeed {
   }
   seed.clients = clients;
   seed.eventStreams = [...reads.eventStreamIds];
-  return seed;
+  return { seed, leftOut };
 }
 
 /** Every client field but the secret ones, plus `tenant` (the seed's tenant name). */
@@ -196,7 +220,7 @@ export async function runSnapshot(args: readonly string[], io: SnapshotIo): Prom
       }),
       readEventStreamIds(settings),
     ]);
-    const seed = seedOfReads({
+    const { seed, leftOut } = seedOfReads({
       clients: reads.clients,
       pushProvider: reads.pushProvider,
       eventStreamIds,
@@ -217,6 +241,7 @@ export async function runSnapshot(args: readonly string[], io: SnapshotIo): Prom
           : `cannot write ${path}: ${(error as Error).message}`,
       );
     }
+    for (const field of leftOut) say(`left out ${field}: the local tenant refuses it in a PATCH`);
     const replaced = seed.replacedFields ?? [];
     say(
       `replaced ${replaced.length} secret ${replaced.length === 1 ? "field" : "fields"} by placeholders` +
