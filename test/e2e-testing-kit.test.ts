@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { InstalledProject } from "./support/installed-package.js";
+import { type InstalledProject, installPackedPackage } from "./support/installed-package.js";
 import { ensurePulumiCli } from "./support/pulumi-cli.js";
 import { automationEnv, installTestingExample } from "./support/testing-kit.js";
 
@@ -45,4 +45,33 @@ describe("examples/testing, installed from the packed package", () => {
     });
     expect(stdout).toMatch(/Tests\s+5 passed \(5\)/);
   }, 600_000);
+});
+
+describe("a project that installed the package without the local tenant's packages", () => {
+  let plain: InstalledProject;
+  const MISSING =
+    "the local tenant needs fastify, @fastify/formbody, jose, which are not installed: run npm install --save-dev fastify @fastify/formbody jose (optional peer dependencies of pulumi-tenant, which programs that do not test need not install)";
+
+  beforeAll(async () => {
+    plain = await installPackedPackage();
+  }, 600_000);
+
+  afterAll(async () => {
+    await plain?.remove();
+  });
+
+  it("gets from startLocalTenant an error naming the packages to install", async () => {
+    const script =
+      'require("pulumi-tenant/testing").startLocalTenant().catch((e) => process.stdout.write(e.code + ": " + e.message))';
+    const { stdout } = await run(process.execPath, ["-e", script], { cwd: plain.dir });
+    expect(stdout).toBe(`ERR_LOCAL_TENANT: ${MISSING}`);
+  });
+
+  it("gets the same sentence from pulumi-tenant local-tenant, which exits 1", async () => {
+    const cli = join(plain.dir, "node_modules", "pulumi-tenant", "dist", "provider", "cli.js");
+    const failed = await run(process.execPath, [cli, "local-tenant"], { cwd: plain.dir }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed).toMatchObject({ code: 1, stderr: `pulumi-tenant local-tenant: ${MISSING}\n` });
+  });
 });
