@@ -270,6 +270,21 @@ describe("pulumi-tenant local-tenant (npm run tenant-api)", () => {
     expect(stderr).toContain("Usage: pulumi-tenant local-tenant [options]");
   });
 
+  it("runs the command after -- with the tenant's TENANT_* variables, and exits with its status", async () => {
+    const check =
+      "process.exit(/^http:\\/\\/127\\.0\\.0\\.1:\\d+$/.test(process.env.TENANT_DOMAIN) && process.env.TENANT_CLIENT_SECRET.length === 64 ? 7 : 3)";
+    const { code } = await runCliToEnd(["--port", "0", "--", process.execPath, "-e", check]);
+    expect(code).toBe(7);
+  });
+
+  it("exits 2 for -- without a command", async () => {
+    const { code, stderr } = await runCliToEnd(["--port", "0", "--"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      "pulumi-tenant local-tenant: -- must be followed by the command to run against the tenant",
+    );
+  });
+
   it("exits 2 for a fault spec it cannot read", async () => {
     const { code, stderr } = await runCliToEnd(["--port", "0", "--faults", "error=2"]);
     expect(code).toBe(2);

@@ -3,21 +3,24 @@
  * is this command). It parses the flags into the options of {@link startTenantApi} (the one parser
  * of the local tenant's options: `startLocalTenant` takes the same options as an object), prints ONE
  * JSON line on stdout (domain, credentials, seeded ids; docs/local-tenant.md), then serves until
- * SIGINT or SIGTERM and exits 0. A wrong command line exits 2, a seed or a port it cannot use 1,
- * each with one line on stderr and nothing started.
+ * SIGINT or SIGTERM and exits 0; or, given `-- COMMAND`, runs the command against it and exits with
+ * the command's status. A wrong command line exits 2, a seed or a port it cannot use 1, each with
+ * one line on stderr and nothing started.
  *
  * @module
  */
 
+import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
 import { CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 import { startTenantApi, type TenantApi, type TenantApiOptions } from "./server.js";
 
 /** `--help`. */
-const USAGE = `Usage: pulumi-tenant local-tenant [options]
+const USAGE = `Usage: pulumi-tenant local-tenant [options] [-- COMMAND ARGS...]
 
 Starts the local tenant (docs/local-tenant.md), prints one JSON line (domain, credentials,
-seeded ids), and serves until SIGINT or SIGTERM.
+seeded ids), and serves until SIGINT or SIGTERM. With -- COMMAND, runs the command instead with
+TENANT_DOMAIN, TENANT_CLIENT_ID and TENANT_CLIENT_SECRET set, stops, and exits with its status.
 
 Options:
   --port N                 port to listen on; 0 picks a free one (default 0)
@@ -181,14 +184,51 @@ function stopSignal(): Promise<void> {
 }
 
 /**
+ * Runs `command` with the tenant's `TENANT_DOMAIN`, `TENANT_CLIENT_ID` and `TENANT_CLIENT_SECRET`
+ * (the package's environment fallbacks, README "Configuration") added to this process's
+ * environment, its output passed through, and resolves with its exit status (1 when it could not
+ * start or was killed by a signal): one command for a pipeline that starts the tenant, runs the
+ * tests against it and stops it (docs/local-tenant.md, "Starting it").
+ */
+function runAgainst(
+  api: TenantApi,
+  command: readonly string[],
+  io: LocalTenantIo,
+): Promise<number> {
+  const [program = "", ...rest] = command;
+  return new Promise((resolve) => {
+    const child = spawn(program, rest, {
+      stdio: "inherit",
+      env: {
+        ...process.env,
+        TENANT_DOMAIN: api.domain,
+        TENANT_CLIENT_ID: api.clientId,
+        TENANT_CLIENT_SECRET: api.clientSecret,
+        ...(api.caFile === undefined ? {} : { NODE_EXTRA_CA_CERTS: api.caFile }),
+      },
+    });
+    child.on("error", (error) => {
+      io.stderr(`pulumi-tenant local-tenant: cannot run ${program}: ${error.message}\n`);
+      resolve(1);
+    });
+    child.on("exit", (code) => resolve(code ?? 1));
+  });
+}
+
+/**
  * Runs the command with the arguments after `local-tenant`: starts the server, prints its line,
  * and resolves with the exit status once a signal has stopped it (0), or at once when the command
  * line (2), the seed or the port (1) is wrong.
  */
 export async function runLocalTenant(args: readonly string[], io: LocalTenantIo): Promise<number> {
+  const dashes = args.indexOf("--");
+  const command = dashes === -1 ? [] : args.slice(dashes + 1);
   let api: TenantApi;
   try {
-    const options = parseCliArgs(args);
+    if (dashes !== -1 && command.length === 0) {
+      throw new CommandUsageError("-- must be followed by the command to run against the tenant");
+    }
+    const options = parseCliArgs(dashes === -1 ? args : args.slice(0, dashes));
     if (options === "help") {
       io.stdout(USAGE);
       return 0;
@@ -202,12 +242,17 @@ export async function runLocalTenant(args: readonly string[], io: LocalTenantIo)
     }
     throw error;
   }
-  const stopped = stopSignal();
-  io.stdout(`${JSON.stringify(readyLine(api))}\n`);
-  await stopped;
+  let code = 0;
+  if (command.length > 0) {
+    code = await runAgainst(api, command, io);
+  } else {
+    const stopped = stopSignal();
+    io.stdout(`${JSON.stringify(readyLine(api))}\n`);
+    await stopped;
+  }
   try {
     await api.stop();
-    return 0;
+    return code;
   } catch (error) {
     io.stderr(`pulumi-tenant local-tenant: stopping failed: ${(error as Error).message}\n`);
     return 1;
