@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   expectLifecyclePasses,
   installedVersion,
+  LIFECYCLE_TIMEOUT_MS,
   tenantUserStack,
   type UserStack,
 } from "./support/lifecycle.js";
@@ -18,11 +19,14 @@ afterEach(async () => {
   user = undefined;
 });
 
-describe("a user project installed by npm", () => {
-  it.each(NODE_LINES)("passes the lifecycle on Node.js %i through Node.js's type stripping", async (line) => {
-    user = await tenantUserStack({ manager: "npm", line, way: "type-stripping" });
-    await expectLifecyclePasses(user);
-  });
+describe("a user project installed by npm", { timeout: LIFECYCLE_TIMEOUT_MS }, () => {
+  it.each(NODE_LINES)(
+    "passes the lifecycle on Node.js %i through Node.js's type stripping",
+    async (line) => {
+      user = await tenantUserStack({ manager: "npm", line, way: "type-stripping" });
+      await expectLifecyclePasses(user);
+    },
+  );
 
   it("passes the lifecycle through ts-node with the TypeScript the README's install line gets", async () => {
     user = await tenantUserStack({ manager: "npm", line: 22, way: "ts-node" });

@@ -29,7 +29,9 @@ afterEach(async () => {
 
 /** Where Node finds `@pulumi/pulumi` from the folder `from` (a package's own, or the project's). */
 async function sdkFrom(from: string): Promise<string> {
-  return realpath(require.resolve("@pulumi/pulumi/package.json", { paths: [await realpath(from)] }));
+  return realpath(
+    require.resolve("@pulumi/pulumi/package.json", { paths: [await realpath(from)] }),
+  );
 }
 
 describe("pnpm, with its default isolated layout", { timeout: LIFECYCLE_TIMEOUT_MS }, () => {
@@ -78,7 +80,10 @@ describe("Yarn Plug'n'Play, a layout that cannot work", { timeout: LIFECYCLE_TIM
     const { stdout } = await run(
       findNodeRuntime(24).node,
       [YARN, "node", "-p", "process.env.NODE_OPTIONS"],
-      { cwd: project.root, env: withNode(findNodeRuntime(24), { ...process.env, HOME: join(project.root, ".home") }) },
+      {
+        cwd: project.root,
+        env: withNode(findNodeRuntime(24), { ...process.env, HOME: join(project.root, ".home") }),
+      },
     );
     return stdout.trim();
   }
@@ -106,7 +111,12 @@ describe("Yarn Plug'n'Play, a layout that cannot work", { timeout: LIFECYCLE_TIM
 
 describe("an npm workspaces monorepo", { timeout: LIFECYCLE_TIMEOUT_MS }, () => {
   it("passes the lifecycle of the Pulumi project in infra/, its dependencies hoisted to the root", async () => {
-    user = await tenantUserStack({ manager: "npm", monorepo: true, line: 26, way: "type-stripping" });
+    user = await tenantUserStack({
+      manager: "npm",
+      monorepo: true,
+      line: 26,
+      way: "type-stripping",
+    });
     const { root, dir } = user.project;
     expect(dir).toBe(join(root, "infra"));
     expect(existsSync(join(root, "node_modules", "pulumi-tenant"))).toBe(true);

@@ -7,6 +7,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import {
   type ConfigValues,
   installedExample,
@@ -17,7 +18,6 @@ import {
 } from "./support/e2e.js";
 import type { InstalledProject } from "./support/installed-package.js";
 import { expectLifecyclePasses, tenantUserStack, type UserStack } from "./support/lifecycle.js";
-import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 
 const run = promisify(execFile);
 const FLOOR = "3.139.0";

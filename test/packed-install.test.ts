@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   asPulumiSdk,
@@ -11,6 +13,8 @@ import {
   REPO_ROOT,
   resolveInLock,
 } from "./support/installed-package.js";
+
+const run = promisify(execFile);
 
 async function repoLock(): Promise<LockPackages> {
   const lock = JSON.parse(await readFile(join(REPO_ROOT, "package-lock.json"), "utf8"));
@@ -147,5 +151,46 @@ describe("an offline install that lacks a package", () => {
         "npm error code ENOTCACHED\nnpm error request to https://registry.npmjs.org/@grpc/grpc-js/-/grpc-js-1.14.7.tgz failed: cache mode is 'only-if-cached'",
       ),
     ).toBe("@grpc/grpc-js@1.14.7");
+  });
+});
+
+describe("the packed package, as the registry and a user see it", () => {
+  /** The files `npm pack` puts in the tarball, and the manifest it packs. */
+  async function packed(): Promise<{ files: string[]; manifest: Record<string, unknown> }> {
+    const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+      cwd: REPO_ROOT,
+      timeout: 120_000,
+    });
+    const [result] = JSON.parse(stdout) as [{ files: { path: string }[] }];
+    const manifest = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8"));
+    return { files: result.files.map((file) => file.path).sort(), manifest };
+  }
+
+  it("holds the licence, the changelog and the README beside the built package, and nothing else", async () => {
+    const { files } = await packed();
+    const outside = files.filter((path) => !path.startsWith("dist/provider/"));
+    expect(outside).toEqual(["CHANGELOG.md", "LICENSE", "README.md", "package.json"]);
+    const kinds = new Set(
+      files.map((path) => path.replace(/^.*?((\.d)?\.ts|\.js(\.map)?|\.\w+)$/, "$1")),
+    );
+    expect([...kinds].sort()).toEqual([".d.ts", ".js", ".js.map", ".json", ".md", "LICENSE"]);
+  });
+
+  it("holds every module its exports and its command name", async () => {
+    const { files, manifest } = await packed();
+    const targets = JSON.stringify([manifest.exports, manifest.bin, manifest.main, manifest.types]);
+    const named = [...targets.matchAll(/"\.?\/?(dist\/provider\/[^"*]+)"/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(8);
+    for (const path of named) expect(files).toContain(path);
+  });
+
+  it("says what it is to the registry: MIT, its repository, and the pulumi keyword", async () => {
+    const { manifest } = await packed();
+    expect(manifest).toMatchObject({
+      license: "MIT",
+      repository: { type: "git" },
+      keywords: expect.arrayContaining(["pulumi"]),
+      engines: { node: ">=22" },
+    });
   });
 });

@@ -15,7 +15,12 @@ import { ErrorCodes } from "../errors.js";
 /** The modules the dynamic-provider host loads by name from the program's folder. */
 const LOADED_BY_NAME = ["@pulumi/pulumi/cmd/dynamic-provider", "pulumi-tenant/runtime"] as const;
 
-/** What the engine may see of the process: its versions (Yarn's PnP runtime adds `pnp`) and folder. */
+/**
+ * What {@link installLayoutProblem} asks of the program's process: its versions (Yarn's PnP
+ * runtime adds `pnp`), its folder, and Node's resolution.
+ *
+ * @internal
+ */
 export interface ProgramProcess {
   readonly versions: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
@@ -29,6 +34,8 @@ export interface ProgramProcess {
  * - Plug'n'Play (Yarn's default linker, pnpm's `node-linker=pnp`): no `node_modules` at all;
  * - a module the host loads by name that does not resolve from the program's folder (a package
  *   manager that does not link direct dependencies there).
+ *
+ * @internal
  */
 export function installLayoutProblem(program: ProgramProcess): string | undefined {
   if (program.versions.pnp !== undefined) {

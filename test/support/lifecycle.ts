@@ -13,6 +13,12 @@ import { findNodeRuntime, type NodeLine } from "./node-runtimes.js";
 import { lockedPulumiVersion } from "./pulumi-cli.js";
 import { installUserProject, type UserProject, type UserProjectSpec } from "./user-project.js";
 
+/**
+ * Bound on a test that installs a user project and runs its lifecycle: seven CLI commands, each
+ * bounded on its own (test/support/pulumi.ts), after an install of a minute at most.
+ */
+export const LIFECYCLE_TIMEOUT_MS = 300_000;
+
 /** How a user's program is turned from TypeScript into JavaScript (README, "TypeScript"). */
 export type TypeScriptWay = "type-stripping" | "ts-node";
 
@@ -107,12 +113,10 @@ export async function expectTenantLifecycle(
   return outputs as Record<string, unknown>;
 }
 
-/** The version of `name` a project installed, from its `node_modules` (a link under pnpm). */
+/** The version of `name` that Node finds from the project's folder `dir` (hoisted, or linked). */
 export async function installedVersion(dir: string, name: string): Promise<string> {
-  const manifest = JSON.parse(
-    await readFile(join(dir, "node_modules", name, "package.json"), "utf8"),
-  ) as { version: string };
-  return manifest.version;
+  const manifest = require.resolve(`${name}/package.json`, { paths: [dir] });
+  return (JSON.parse(await readFile(manifest, "utf8")) as { version: string }).version;
 }
 
 /** A user project installed as `spec` says, and a stack of it against a new local tenant. */
@@ -126,7 +130,10 @@ export interface UserStack {
 }
 
 /** How {@link tenantUserStack} installs and runs the tenant example. */
-export type TenantUserStackSpec = Omit<UserProjectSpec, "files" | "dependencies" | "type" | "node"> & {
+export type TenantUserStackSpec = Omit<
+  UserProjectSpec,
+  "files" | "dependencies" | "type" | "node"
+> & {
   readonly way: TypeScriptWay;
   readonly line: NodeLine;
   /** Dependencies over the example's (`@pulumi/pulumi` at the lock's version, ts-node's). */
@@ -153,10 +160,15 @@ export async function tenantUserStack(spec: TenantUserStackSpec): Promise<UserSt
     },
   });
   try {
-    const stack = await startStack(project.dir, tenantExampleConfig(), {}, {
-      nodeLine: line,
-      ...(cliVersion ? { cliVersion } : {}),
-    });
+    const stack = await startStack(
+      project.dir,
+      tenantExampleConfig(),
+      {},
+      {
+        nodeLine: line,
+        ...(cliVersion ? { cliVersion } : {}),
+      },
+    );
     return {
       project,
       stack,

@@ -81,7 +81,8 @@ export function packumentsFromLock(
   const versions = new Map<string, Record<string, PackumentVersion>>();
   const add = (name: string, version: string, entry: LockEntry, integrity: string) => {
     const manifest: Record<string, unknown> = { name, version };
-    for (const field of MANIFEST_FIELDS) if (entry[field] !== undefined) manifest[field] = entry[field];
+    for (const field of MANIFEST_FIELDS)
+      if (entry[field] !== undefined) manifest[field] = entry[field];
     const own = versions.get(name) ?? {};
     own[version] = {
       ...manifest,

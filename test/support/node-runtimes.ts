@@ -55,14 +55,18 @@ export function noNodeMessage(line: NodeLine, platform: string, arch: string): s
 
 /**
  * The `node` of `line`, in this order: the executable {@link nodeVariable} names; the registry
- * package `npm ci` installed for this platform; a `node` on PATH of that line. Throws
+ * package `npm ci` installed for this platform (`packaged`); a `node` on PATH of that line. Throws
  * {@link noNodeMessage} when there is none, so a test never runs silently on another line.
  */
-export function findNodeRuntime(line: NodeLine, env: NodeJS.ProcessEnv = process.env): NodeRuntime {
+export function findNodeRuntime(
+  line: NodeLine,
+  env: NodeJS.ProcessEnv = process.env,
+  packaged: string = join(runtimePackage(line), "bin", "node"),
+): NodeRuntime {
   const named = env[nodeVariable(line)];
   const candidates: Array<[string, NodeRuntime["source"]]> = [
     ...(named ? [[named, "PULUMI_TENANT_NODE"] as [string, NodeRuntime["source"]]] : []),
-    [join(runtimePackage(line), "bin", "node"), "package"],
+    [packaged, "package"],
     ...(env.PATH ?? "")
       .split(delimiter)
       .filter(Boolean)
@@ -73,7 +77,9 @@ export function findNodeRuntime(line: NodeLine, env: NodeJS.ProcessEnv = process
     if (version === undefined) continue;
     if (version.startsWith(`v${line}.`)) return { line, version, node, source };
     if (source === "PULUMI_TENANT_NODE") {
-      throw new Error(`${nodeVariable(line)} names ${node}, which is Node.js ${version}, not ${line}`);
+      throw new Error(
+        `${nodeVariable(line)} names ${node}, which is Node.js ${version}, not ${line}`,
+      );
     }
   }
   throw new Error(noNodeMessage(line, process.platform, process.arch));

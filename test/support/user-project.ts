@@ -172,7 +172,14 @@ async function install(spec: UserProjectSpec, root: string, registry: string): P
       args = [script, "install", "--no-frozen-lockfile", "--reporter", "append-only"];
     } else if (spec.manager === "yarn-classic") {
       await writeFile(join(root, ".yarnrc"), `registry "${registry}/"\n`);
-      args = [script, "install", "--non-interactive", "--no-progress", "--cache-folder", join(home, ".yarn-cache")];
+      args = [
+        script,
+        "install",
+        "--non-interactive",
+        "--no-progress",
+        "--cache-folder",
+        join(home, ".yarn-cache"),
+      ];
     } else {
       await writeFile(
         join(root, ".yarnrc.yml"),
@@ -185,6 +192,8 @@ async function install(spec: UserProjectSpec, root: string, registry: string): P
           // Yarn makes installs immutable on CI; a new project has no lock file to keep.
           "enableImmutableInstalls: false",
           "enableProgressBars: false",
+          // The registry's packuments carry no publish times, which Yarn's age gate would need.
+          "npmMinimalAgeGate: 0",
           "",
         ].join("\n"),
       );
