@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type InstalledProject, installPackedPackage } from "./support/installed-package.js";
+import { DEFAULT_NODE_LINE, findNodeRuntime } from "./support/node-runtimes.js";
 import { ensurePulumiCli } from "./support/pulumi-cli.js";
 import { automationEnv, installTestingExample } from "./support/testing-kit.js";
 
@@ -35,7 +36,8 @@ describe("examples/testing, installed from the packed package", () => {
   it("passes its own vitest run: preview, up, the drift gate and destroy against the seeded local tenant", async () => {
     const cli = await ensurePulumiCli();
     const vitest = join(project.dir, "node_modules", "vitest", "vitest.mjs");
-    const { stdout } = await run(process.execPath, [vitest, "run", "--reporter=verbose"], {
+    const node = findNodeRuntime(DEFAULT_NODE_LINE).node;
+    const { stdout } = await run(node, [vitest, "run", "--reporter=verbose"], {
       cwd: project.dir,
       env: automationEnv(cli, home),
       timeout: 540_000,

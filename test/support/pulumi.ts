@@ -216,26 +216,12 @@ export class PulumiProject {
   /** The environment every command of this project runs with. */
   env(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {
-      ...withNode(this.node),
+      ...isolatedCliEnv(join(this.root, "home"), this.node),
       PULUMI_BACKEND_URL: `file://${join(this.root, "state")}`,
-      PULUMI_HOME: join(this.root, "home"),
       PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
-      PULUMI_SKIP_UPDATE_CHECK: "true",
-      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-      PULUMI_IGNORE_AMBIENT_PLUGINS: "true",
       // The event log is a debug command's flag.
       PULUMI_DEBUG_COMMANDS: "true",
-      // `npm test` type-checks the programs with tsc already; ts-node need not do it again.
-      PULUMI_NODEJS_TRANSPILE_ONLY: "true",
-      NO_COLOR: "1",
     };
-    for (const name of [
-      "PULUMI_ACCESS_TOKEN",
-      "PULUMI_CONFIG_PASSPHRASE_FILE",
-      "PULUMI_SKIP_CONFIRMATIONS",
-    ]) {
-      delete env[name];
-    }
     for (const [name, value] of Object.entries(extra)) {
       if (value === undefined) delete env[name];
       else env[name] = value;
@@ -311,6 +297,36 @@ export class PulumiProject {
   async remove(): Promise<void> {
     await rm(this.root, { recursive: true, force: true });
   }
+}
+
+/**
+ * The environment in which the pulumi CLI runs here offline and isolated, as Pulumi's own test
+ * tools run it (docs/pulumi-cli.md): `node`'s folder first on PATH (where the language host and
+ * the dynamic-provider launcher find `node`), `PULUMI_HOME` at `home`, no update check, no plugin
+ * download, no plugins from PATH, no Pulumi Cloud token and no backend or passphrase from the
+ * machine (each run names its own).
+ */
+export function isolatedCliEnv(home: string, node: NodeRuntime): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...withNode(node),
+    PULUMI_HOME: home,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PULUMI_IGNORE_AMBIENT_PLUGINS: "true",
+    // `npm test` type-checks the programs with tsc already; ts-node need not do it again.
+    PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+    NO_COLOR: "1",
+  };
+  for (const name of [
+    "PULUMI_ACCESS_TOKEN",
+    "PULUMI_BACKEND_URL",
+    "PULUMI_CONFIG_PASSPHRASE",
+    "PULUMI_CONFIG_PASSPHRASE_FILE",
+    "PULUMI_SKIP_CONFIRMATIONS",
+  ]) {
+    delete env[name];
+  }
+  return env;
 }
 
 /** What `pulumi stack export` writes, as far as the tests read it. */

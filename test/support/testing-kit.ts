@@ -1,6 +1,8 @@
 import { cp, readdir } from "node:fs/promises";
 import { delimiter, dirname, join } from "node:path";
 import { type InstalledProject, installPackedPackage, REPO_ROOT } from "./installed-package.js";
+import { DEFAULT_NODE_LINE, findNodeRuntime } from "./node-runtimes.js";
+import { isolatedCliEnv } from "./pulumi.js";
 import type { PulumiCli } from "./pulumi-cli.js";
 
 /** What a user's testing project installs besides the package: its test runner, the TypeScript
@@ -38,29 +40,12 @@ export async function installTestingExample(): Promise<InstalledProject> {
 
 /**
  * The environment a user's Automation API test runs in here: the pinned CLI's folder first on
- * PATH (its plugins, the language host and the dynamic-provider launcher, sit next to it), this
- * `node` next, and the offline, isolated settings test/support/pulumi.ts runs every CLI command
- * with (docs/pulumi-cli.md): an own `PULUMI_HOME`, no update check, no plugin download, no plugins
- * from PATH, no Pulumi Cloud token. The test itself names its backend and passphrase, as a user's
- * does.
+ * PATH (its plugins, the language host and the dynamic-provider launcher, sit next to it), then
+ * the Node.js line every CLI test runs (test/support/node-runtimes.ts), and the offline, isolated
+ * settings of every CLI command ({@link isolatedCliEnv}). The test itself names its backend and
+ * passphrase, as a user's does.
  */
 export function automationEnv(cli: PulumiCli, home: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PATH: [dirname(cli.path), dirname(process.execPath), process.env.PATH ?? ""].join(delimiter),
-    PULUMI_HOME: home,
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-    PULUMI_IGNORE_AMBIENT_PLUGINS: "true",
-    PULUMI_NODEJS_TRANSPILE_ONLY: "true",
-    NO_COLOR: "1",
-  };
-  for (const name of [
-    "PULUMI_ACCESS_TOKEN",
-    "PULUMI_BACKEND_URL",
-    "PULUMI_CONFIG_PASSPHRASE_FILE",
-  ]) {
-    delete env[name];
-  }
-  return env;
+  const env = isolatedCliEnv(home, findNodeRuntime(DEFAULT_NODE_LINE));
+  return { ...env, PATH: [dirname(cli.path), env.PATH ?? ""].join(delimiter) };
 }
