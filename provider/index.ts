@@ -36,11 +36,11 @@ export {
   type ClientSettingsArgs,
   type ClientSettingsOutputs,
 } from "./resources/client-settings.js";
-export { TenantInstallError } from "./resources/install-layout.js";
 export {
   EventStreamDeletion,
   type EventStreamDeletionArgs,
 } from "./resources/event-stream-deletion.js";
+export { TenantInstallError } from "./resources/install-layout.js";
 export {
   type PushProvider,
   PushProviderSelection,

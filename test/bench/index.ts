@@ -6,6 +6,7 @@
  *                with where each command's wall time goes
  *   reads.ts     client reads through the read pass (list pages or single GETs), per pass
  *   generate.ts  `pulumi-tenant generate` on a 1,000-client tenant at 2 req/s
+ *   program-start.ts  a TypeScript program's start through Node.js's type stripping and ts-node
  * Timing is sensitive to whatever else runs on the machine: the load average is printed before
  * and after each benchmark.
  */
@@ -13,7 +14,7 @@ import { spawnSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 
-const BENCHMARKS = ["run.ts", "reads.ts", "generate.ts"] as const;
+const BENCHMARKS = ["run.ts", "reads.ts", "generate.ts", "program-start.ts"] as const;
 
 const load = () =>
   loadavg()
