@@ -277,9 +277,19 @@ describe("error bodies", () => {
     ]);
   });
 
-  it("answers an unknown route with 404 not_found in the platform's error shape", async () => {
+  it("answers a management route it does not serve with 501 not_implemented, naming it", async () => {
     const answer = await callApi(api, "GET", "/api/v2/connections", { token });
-    expectErrorAnswer(answer, 404, "not_found", "Route GET:/api/v2/connections not found");
+    expectErrorAnswer(
+      answer,
+      501,
+      "not_implemented",
+      "the local tenant does not serve GET /api/v2/connections: it serves only what pulumi-tenant calls (the clients, the event streams and the push provider selection)",
+    );
+  });
+
+  it("answers a path outside the management API with 404 not_found in the platform's error shape", async () => {
+    const answer = await callApi(api, "GET", "/api/v3/clients", { token });
+    expectErrorAnswer(answer, 404, "not_found", "Route GET:/api/v3/clients not found");
   });
 
   it("answers a path that is not valid URL encoding with 400 invalid_uri", async () => {
@@ -302,9 +312,9 @@ describe("error bodies", () => {
     );
   });
 
-  it("answers an unknown route with 404 before looking at the token", async () => {
+  it("answers a route it does not serve before looking at the token", async () => {
     const answer = await callApi(api, "GET", "/api/v2/connections");
-    expect(answer.status).toBe(404);
+    expect(answer.status).toBe(501);
   });
 
   it("answers a method the route does not have with 404 not_found", async () => {

@@ -10,7 +10,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
+// The package root, not `@pulumi/pulumi/automation`: that subpath is a folder, which an ES module
+// cannot import (Node.js and tsc refuse it; README, "Testing your own program").
+import { automation } from "@pulumi/pulumi";
 import { type LocalTenant, startLocalTenant } from "pulumi-tenant/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -19,14 +21,14 @@ const RETIRED_STREAM = "est_O84nSDdMeE4qFON6OlztEs";
 const SELECTED_PROVIDER = "PUT /api/v2/guardian/factors/push-notification/selected-provider";
 
 let tenant: LocalTenant;
-let stack: Stack;
+let stack: automation.Stack;
 let state: string;
 
 beforeAll(async () => {
-  tenant = await startLocalTenant({ seed: join(__dirname, "tenant-seed.json") });
+  tenant = await startLocalTenant({ seed: join(import.meta.dirname, "tenant-seed.json") });
   state = await mkdtemp(join(tmpdir(), "tenant-test-state-"));
-  stack = await LocalWorkspace.createOrSelectStack(
-    { stackName: "test", workDir: __dirname },
+  stack = await automation.LocalWorkspace.createOrSelectStack(
+    { stackName: "test", workDir: import.meta.dirname },
     {
       envVars: { PULUMI_BACKEND_URL: `file://${state}`, PULUMI_CONFIG_PASSPHRASE: "test-only" },
       secretsProvider: "passphrase",

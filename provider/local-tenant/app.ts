@@ -22,7 +22,7 @@ import {
 } from "./context.js";
 import { registerControlRoutes } from "./control-routes.js";
 import { ApiError, defaultErrorCode, OAuthError, reasonPhrase } from "./errors.js";
-import { registerManagementRoutes } from "./management-routes.js";
+import { isServedPath, registerManagementRoutes } from "./management-routes.js";
 import { registerOAuthRoutes } from "./oauth-routes.js";
 
 /** What `onRequest` was told of each request, so that `onAnswer` tells of the same object. */
@@ -135,7 +135,7 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
           : "Internal error (injected fault)",
       );
     }
-    // Only matched routes are authenticated: an unknown path answers 404 whatever the token.
+    // Only matched routes are authenticated: an unknown path answers 404 or 501 whatever the token.
     if (area === "management" && request.routeOptions.url !== undefined) {
       setPrincipal(request, await context.auth.verify(request.headers.authorization));
     }
@@ -186,6 +186,18 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
   });
 
   app.setNotFoundHandler((request, reply) => {
+    const path = pathOf(request.url);
+    if (areaOf(request.url) === "management" && !isServedPath(path)) {
+      reply.code(501).send({
+        statusCode: 501,
+        error: reasonPhrase(501),
+        message:
+          `the local tenant does not serve ${request.method} ${path}: it serves only what ` +
+          "pulumi-tenant calls (the clients, the event streams and the push provider selection)",
+        errorCode: "not_implemented",
+      });
+      return;
+    }
     reply.code(404).send({
       statusCode: 404,
       error: reasonPhrase(404),

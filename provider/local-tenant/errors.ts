@@ -19,6 +19,7 @@ export type ManagementErrorCode =
   | "internal_error"
   | "service_unavailable"
   | "not_found"
+  | "not_implemented"
   | "forbidden"
   | "payload_too_large"
   | "unsupported_media_type";
@@ -68,6 +69,7 @@ const REASON_PHRASES: Readonly<Record<number, string>> = {
   415: "Unsupported Media Type",
   429: "Too Many Requests",
   500: "Internal Server Error",
+  501: "Not Implemented",
   502: "Bad Gateway",
   503: "Service Unavailable",
   504: "Gateway Timeout",

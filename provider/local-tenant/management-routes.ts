@@ -43,6 +43,25 @@ const MAX_EVENT_STREAMS_PER_PAGE = 100;
 /** Route template of an event stream. */
 export const EVENT_STREAM_ROUTE = "/api/v2/event-streams/:id";
 
+/** The management API's routes this server serves, as templates (every method it has on them). */
+const SERVED_ROUTES = [
+  SELECTED_PROVIDER_ROUTE,
+  CLIENTS_ROUTE,
+  CLIENT_ROUTE,
+  EVENT_STREAMS_ROUTE,
+  EVENT_STREAM_ROUTE,
+].map((route) => new RegExp(`^${route.replace(/:[a-z]+/g, "[^/]+")}$`));
+
+/**
+ * Whether `path` is the path of a route this server serves, whatever the method: a path it does
+ * not serve is one of the platform's many other management routes (users, connections, ...),
+ * which it answers 501, where a served path with a method it lacks is a 404, as on the platform
+ * (docs/local-tenant.md, "Routes").
+ */
+export function isServedPath(path: string): boolean {
+  return SERVED_ROUTES.some((route) => route.test(path));
+}
+
 /** Client fields that change the client's keys and so also need `update:client_keys`. */
 const KEY_FIELDS = ["client_secret", "encryption_key"] as const;
 

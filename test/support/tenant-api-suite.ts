@@ -50,6 +50,7 @@ const REASONS: Readonly<Record<number, string>> = {
   415: "Unsupported Media Type",
   429: "Too Many Requests",
   500: "Internal Server Error",
+  501: "Not Implemented",
   503: "Service Unavailable",
 };
 

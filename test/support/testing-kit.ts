@@ -5,12 +5,12 @@ import { DEFAULT_NODE_LINE, findNodeRuntime } from "./node-runtimes.js";
 import { isolatedCliEnv } from "./pulumi.js";
 import type { PulumiCli } from "./pulumi-cli.js";
 
-/** What a user's testing project installs besides the package: its test runner, the TypeScript
- * Pulumi runs the program with, and the local tenant's optional peer dependencies. */
+/**
+ * What a user's testing project installs besides the package: its test runner and the local
+ * tenant's optional peer dependencies (Node.js strips the program's types: no compiler).
+ */
 const TESTING_PACKAGES = [
   "vitest",
-  "typescript",
-  "ts-node",
   "fastify",
   "@fastify/formbody",
   "jose",
