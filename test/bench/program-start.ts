@@ -9,25 +9,51 @@
  * dynamic-provider host), summed over the passes, and the command's wall time. Each way runs
  * {@link ROUNDS} times; the medians are reported.
  *
- * Target: type stripping starts the program in at most half the time ts-node takes.
+ * ts-node runs as Pulumi runs it by default, type-checking the program, and also with
+ * `PULUMI_NODEJS_TRANSPILE_ONLY=true` (what the tests use, as they type-check with tsc first).
+ *
+ * Target: type stripping starts the program in at most half the time ts-node takes by default.
  */
 import { DEFAULT_SEED_IDS } from "../../provider/local-tenant/seed.js";
 import { startTenantApi } from "../../provider/local-tenant/server.js";
-import { type TypeScriptWay, tenantProgram } from "../support/lifecycle.js";
 import { DEFAULT_NODE_LINE, findNodeRuntime } from "../support/node-runtimes.js";
 import { PulumiProject } from "../support/pulumi.js";
 import { lockedPulumiVersion } from "../support/pulumi-cli.js";
 import { tenantConfig, tenantExampleConfig } from "../support/stack-config.js";
+import { type TypeScriptWay, tenantProgram } from "../support/tenant-program.js";
 import { installUserProject } from "../support/user-project.js";
 import { type Measured, measureRun, programSeconds, RequestLog } from "./measure.js";
 
 const ROUNDS = 3;
-const WAYS: readonly TypeScriptWay[] = ["type-stripping", "ts-node"];
+/** One way to start the program: how the project is made, and the environment of its commands. */
+interface Variant {
+  readonly label: string;
+  readonly way: TypeScriptWay;
+  readonly env: Record<string, string | undefined>;
+}
+
+const VARIANTS: readonly Variant[] = [
+  {
+    label: "type stripping",
+    way: "type-stripping",
+    env: { PULUMI_NODEJS_TRANSPILE_ONLY: undefined },
+  },
+  {
+    label: "ts-node (type-checks)",
+    way: "ts-node",
+    env: { PULUMI_NODEJS_TRANSPILE_ONLY: undefined },
+  },
+  {
+    label: "ts-node, transpile only",
+    way: "ts-node",
+    env: { PULUMI_NODEJS_TRANSPILE_ONLY: "true" },
+  },
+];
 /** The most type stripping's program start may take, as a share of ts-node's. */
 const TARGET_SHARE = 0.5;
 
 interface Figures {
-  way: TypeScriptWay;
+  label: string;
   /** Median over the rounds, seconds. */
   upProgram: number;
   upWall: number;
@@ -40,7 +66,7 @@ const median = (values: number[]): number => {
   return sorted[Math.floor(sorted.length / 2)] as number;
 };
 
-async function measureWay(way: TypeScriptWay): Promise<Figures> {
+async function measureVariant({ label, way, env }: Variant): Promise<Figures> {
   const program = await tenantProgram(way);
   const project = await installUserProject({
     manager: "npm",
@@ -60,14 +86,14 @@ async function measureWay(way: TypeScriptWay): Promise<Figures> {
         config: { ...tenantConfig(api), ...tenantExampleConfig() },
       });
       try {
-        preview.push(await measureRun(stack, "preview", { requests }));
-        up.push(await measureRun(stack, "up", { requests }));
+        preview.push(await measureRun(stack, "preview", { requests, env }));
+        up.push(await measureRun(stack, "up", { requests, env }));
         for (const m of [...preview, ...up]) {
-          if (!m.result.ok) throw new Error(`${way}: ${m.command} failed:\n${m.result.output}`);
+          if (!m.result.ok) throw new Error(`${label}: ${m.command} failed:\n${m.result.output}`);
         }
-        if (api.store.getProvider() !== "sns") throw new Error(`${way}: up did not apply`);
+        if (api.store.getProvider() !== "sns") throw new Error(`${label}: up did not apply`);
         if (api.store.eventStreamExists(DEFAULT_SEED_IDS.webhookStream)) {
-          throw new Error(`${way}: up did not delete the event stream`);
+          throw new Error(`${label}: up did not delete the event stream`);
         }
       } finally {
         await stack.remove();
@@ -79,7 +105,7 @@ async function measureWay(way: TypeScriptWay): Promise<Figures> {
   }
   const programOf = (m: Measured) => programSeconds(m) ?? Number.NaN;
   return {
-    way,
+    label,
     upProgram: median(up.map(programOf)),
     upWall: median(up.map((m) => m.wallSeconds)),
     previewProgram: median(preview.map(programOf)),
@@ -89,7 +115,7 @@ async function measureWay(way: TypeScriptWay): Promise<Figures> {
 
 async function main(): Promise<void> {
   const figures: Figures[] = [];
-  for (const way of WAYS) figures.push(await measureWay(way));
+  for (const variant of VARIANTS) figures.push(await measureVariant(variant));
   const f2 = (n: number) => n.toFixed(2);
   process.stdout.write(
     `program start, the tenant example (4 resources), Node.js ${findNodeRuntime(DEFAULT_NODE_LINE).version}, ` +
@@ -99,14 +125,14 @@ async function main(): Promise<void> {
   );
   for (const f of figures) {
     process.stdout.write(
-      `| ${f.way} | ${f2(f.previewProgram)} | ${f2(f.previewWall)} | ${f2(f.upProgram)} | ${f2(f.upWall)} |\n`,
+      `| ${f.label} | ${f2(f.previewProgram)} | ${f2(f.previewWall)} | ${f2(f.upProgram)} | ${f2(f.upWall)} |\n`,
     );
   }
-  const [stripping, tsNode] = figures as [Figures, Figures];
+  const [stripping, tsNode] = figures as [Figures, Figures, Figures];
   const share = stripping.upProgram / tsNode.upProgram;
   const met = share <= TARGET_SHARE;
   process.stdout.write(
-    `\ntargets:\n  ${met ? "met    " : "NOT MET"}  type stripping's program start <= ${TARGET_SHARE} x ts-node's: ${share.toFixed(2)} x\n`,
+    `\ntargets:\n  ${met ? "met    " : "NOT MET"}  type stripping's program start <= ${TARGET_SHARE} x ts-node's by default: ${share.toFixed(2)} x\n`,
   );
   if (!met) process.exitCode = 1;
 }

@@ -8,9 +8,10 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { DEFAULT_SEED_IDS } from "../../provider/local-tenant/seed.js";
-import { example, type Stack, startStack, tenantExampleConfig } from "./e2e.js";
+import { type Stack, startStack, tenantExampleConfig } from "./e2e.js";
 import { findNodeRuntime, type NodeLine } from "./node-runtimes.js";
 import { lockedPulumiVersion } from "./pulumi-cli.js";
+import { type TypeScriptWay, tenantProgram } from "./tenant-program.js";
 import { installUserProject, type UserProject, type UserProjectSpec } from "./user-project.js";
 
 /**
@@ -18,46 +19,6 @@ import { installUserProject, type UserProject, type UserProjectSpec } from "./us
  * bounded on its own (test/support/pulumi.ts), after an install of a minute at most.
  */
 export const LIFECYCLE_TIMEOUT_MS = 300_000;
-
-/** How a user's program is turned from TypeScript into JavaScript (README, "TypeScript"). */
-export type TypeScriptWay = "type-stripping" | "ts-node";
-
-/**
- * The TypeScript range Pulumi's runner accepts for ts-node (its peer range `>= 3.8.3 < 7`), as
- * the README's install line names it: TypeScript 7 has no JavaScript API for ts-node to call.
- */
-export const TS_NODE_TYPESCRIPT = "<7";
-
-/**
- * The files and dependencies of the tenant example as a user's project holds them, the one way
- * or the other: Node.js's type stripping (`typescript: false`, `"type": "module"`, no compiler),
- * or ts-node with the README's TypeScript range.
- */
-export async function tenantProgram(
-  way: TypeScriptWay,
-): Promise<Pick<UserProjectSpec, "files" | "dependencies" | "type">> {
-  // The program also says which Node.js ran it, as a stack output.
-  const index = `${await readFile(join(example("tenant"), "index.ts"), "utf8")}
-export const nodeVersion = process.version;
-`;
-  const pulumiYaml = [
-    "name: tenant-example",
-    "runtime:",
-    "  name: nodejs",
-    "  options:",
-    `    typescript: ${way === "ts-node"}`,
-    "main: index.ts",
-    "",
-  ].join("\n");
-  return {
-    files: { "index.ts": index, "Pulumi.yaml": pulumiYaml },
-    dependencies:
-      way === "ts-node"
-        ? { typescript: TS_NODE_TYPESCRIPT, "ts-node": "^10.9.2" }
-        : ({} as Record<string, string>),
-    ...(way === "type-stripping" ? { type: "module" as const } : {}),
-  };
-}
 
 /**
  * Runs the tenant example's lifecycle on `s` and asserts each step, throwing at the first step
