@@ -9,6 +9,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Most of the suite waits on child processes (the pulumi CLI, package managers, servers):
+    // three files at a time keep both cores busy; every wait is bounded on its own.
+    maxWorkers: 3,
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
   },
 });

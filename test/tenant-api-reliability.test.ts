@@ -83,13 +83,13 @@ describe("rate limiting per tenant as a token bucket", () => {
     expect(after.headers.get("x-ratelimit-remaining")).toBe("0");
   });
 
-  it("limits before authenticating, and sends the headers on 401 and 404 answers too", async () => {
+  it("limits before authenticating, and sends the headers on 401 and 501 answers too", async () => {
     const unauthorized = await callApi(api, "GET", PROVIDER);
     expect(unauthorized.status).toBe(401);
     expect(unauthorized.headers.get("x-ratelimit-remaining")).toBe("2");
-    const missing = await callApi(api, "GET", "/api/v2/unknown", { token });
-    expect(missing.status).toBe(404);
-    expect(missing.headers.get("x-ratelimit-remaining")).toBe("1");
+    const unserved = await callApi(api, "GET", "/api/v2/unknown", { token });
+    expect(unserved.status).toBe(501);
+    expect(unserved.headers.get("x-ratelimit-remaining")).toBe("1");
   });
 
   it("does not limit the token endpoint, which is the separate authentication API", async () => {
