@@ -5,7 +5,6 @@
  * the state or the output.
  */
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { expect } from "vitest";
 import { DEFAULT_SEED_IDS } from "../../provider/local-tenant/seed.js";
 import { type Stack, startStack, tenantExampleConfig } from "./e2e.js";

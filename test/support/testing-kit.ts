@@ -9,12 +9,7 @@ import type { PulumiCli } from "./pulumi-cli.js";
  * What a user's testing project installs besides the package: its test runner and the local
  * tenant's optional peer dependencies (Node.js strips the program's types: no compiler).
  */
-const TESTING_PACKAGES = [
-  "vitest",
-  "fastify",
-  "@fastify/formbody",
-  "jose",
-];
+const TESTING_PACKAGES = ["vitest", "fastify", "@fastify/formbody", "jose"];
 
 /**
  * A user project with the packed package and {@link TESTING_PACKAGES} installed from the npm cache,
