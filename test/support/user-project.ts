@@ -137,12 +137,86 @@ async function packedPackage(dir: string): Promise<ExtraTarball> {
   };
 }
 
-/** Runs the project's package manager in `root` against the registry at `registry`. */
-async function install(spec: UserProjectSpec, root: string, registry: string): Promise<string> {
-  const home = join(root, ".home");
-  await mkdir(home, { recursive: true });
-  const env: NodeJS.ProcessEnv = withNode(spec.node, {
-    ...process.env,
+/** What an install runs: the command and its arguments, and the config files it writes first. */
+export interface InstallPlan {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** File name (in the project's root) to text. */
+  readonly files: Readonly<Record<string, string>>;
+}
+
+/**
+ * How `spec.manager` installs a new project against the registry at `registry`, with `home` as
+ * its home folder: each manager's own script run by the project's `node` (npm, the machine's, on
+ * the same `node` through PATH), told where the registry is and kept from what CI would make it
+ * do to a new project (a frozen lock file, an immutable install).
+ */
+export function installPlan(
+  spec: Pick<UserProjectSpec, "manager" | "node" | "yarnLinker">,
+  registry: string,
+  home: string,
+): InstallPlan {
+  switch (spec.manager) {
+    case "npm":
+      return { command: "npm", args: ["install"], files: {} };
+    case "pnpm":
+      return {
+        command: spec.node.node,
+        args: [MANAGER_SCRIPT.pnpm, "install", "--no-frozen-lockfile", "--reporter", "append-only"],
+        files: {},
+      };
+    case "yarn-classic":
+      return {
+        command: spec.node.node,
+        args: [
+          MANAGER_SCRIPT["yarn-classic"],
+          ...["install", "--non-interactive", "--no-progress"],
+          ...["--cache-folder", join(home, ".yarn-cache")],
+        ],
+        files: { ".yarnrc": `registry "${registry}/"\n` },
+      };
+    case "yarn":
+      return {
+        command: spec.node.node,
+        args: [MANAGER_SCRIPT.yarn, "install"],
+        files: {
+          ".yarnrc.yml": [
+            `nodeLinker: ${spec.yarnLinker ?? "node-modules"}`,
+            `npmRegistryServer: "${registry}"`,
+            'unsafeHttpWhitelist: ["127.0.0.1"]',
+            "enableTelemetry: false",
+            "enableGlobalCache: false",
+            // Yarn makes installs immutable on CI; a new project has no lock file to keep.
+            "enableImmutableInstalls: false",
+            "enableProgressBars: false",
+            // The registry's packuments carry no publish times, which Yarn's age gate would need.
+            "npmMinimalAgeGate: 0",
+            "",
+          ].join("\n"),
+          // An empty lock file marks the project's root, whatever folders above it hold.
+          "yarn.lock": "",
+        },
+      };
+  }
+}
+
+/**
+ * The environment of a package manager: `node` first on PATH, a home folder of its own (so no
+ * cache, store or config of this machine takes part), the registry, and none of the `npm_*`
+ * variables that the repository's own `npm test` passes down (its lifecycle, its package, its
+ * config), which npm, pnpm and Yarn would all read as their own.
+ */
+export function managerEnv(
+  node: NodeRuntime,
+  registry: string,
+  home: string,
+  base: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
+  const inherited = Object.fromEntries(
+    Object.entries(base).filter(([name]) => !/^npm_(lifecycle|package|config)_/i.test(name)),
+  );
+  return withNode(node, {
+    ...inherited,
     HOME: home,
     XDG_CACHE_HOME: join(home, ".cache"),
     XDG_CONFIG_HOME: join(home, ".config"),
@@ -154,57 +228,18 @@ async function install(spec: UserProjectSpec, root: string, registry: string): P
     npm_config_fund: "false",
     npm_config_update_notifier: "false",
   });
-  // npm's own variables of the repository's `npm test` would reach the managers too.
-  for (const name of Object.keys(env)) {
-    if (/^npm_(lifecycle|package|config_(?!registry|cache|audit|fund|update))/i.test(name)) {
-      delete env[name];
-    }
-  }
-  let command: string;
-  let args: string[];
-  if (spec.manager === "npm") {
-    command = "npm";
-    args = ["install"];
-  } else {
-    command = spec.node.node;
-    const script = MANAGER_SCRIPT[spec.manager];
-    if (spec.manager === "pnpm") {
-      args = [script, "install", "--no-frozen-lockfile", "--reporter", "append-only"];
-    } else if (spec.manager === "yarn-classic") {
-      await writeFile(join(root, ".yarnrc"), `registry "${registry}/"\n`);
-      args = [
-        script,
-        "install",
-        "--non-interactive",
-        "--no-progress",
-        "--cache-folder",
-        join(home, ".yarn-cache"),
-      ];
-    } else {
-      await writeFile(
-        join(root, ".yarnrc.yml"),
-        [
-          `nodeLinker: ${spec.yarnLinker ?? "node-modules"}`,
-          `npmRegistryServer: "${registry}"`,
-          'unsafeHttpWhitelist: ["127.0.0.1"]',
-          "enableTelemetry: false",
-          "enableGlobalCache: false",
-          // Yarn makes installs immutable on CI; a new project has no lock file to keep.
-          "enableImmutableInstalls: false",
-          "enableProgressBars: false",
-          // The registry's packuments carry no publish times, which Yarn's age gate would need.
-          "npmMinimalAgeGate: 0",
-          "",
-        ].join("\n"),
-      );
-      await writeFile(join(root, "yarn.lock"), "");
-      args = [script, "install"];
-    }
-  }
+}
+
+/** Runs the project's package manager in `root` against the registry at `registry`. */
+async function install(spec: UserProjectSpec, root: string, registry: string): Promise<string> {
+  const home = join(root, ".home");
+  await mkdir(home, { recursive: true });
+  const plan = installPlan(spec, registry, home);
+  for (const [name, text] of Object.entries(plan.files)) await writeFile(join(root, name), text);
   try {
-    const { stdout, stderr } = await run(command, args, {
+    const { stdout, stderr } = await run(plan.command, [...plan.args], {
       cwd: root,
-      env,
+      env: managerEnv(spec.node, registry, home),
       timeout: 240_000,
       maxBuffer: 64 * 1024 * 1024,
     });
