@@ -207,7 +207,8 @@ describe("the seed file", () => {
 });
 
 describe("pulumi-tenant snapshot", () => {
-  async function snapshot(tenant: LocalTenant, out: string) {
+  /** `pulumi-tenant snapshot --out <out>` of `tenant`, with its read-only credentials. */
+  async function snapshot(tenant: Pick<LocalTenant, "domain" | "readOnly">, out: string) {
     let stdout = "";
     let stderr = "";
     const code = await runSnapshot(["--out", out], {
@@ -281,18 +282,7 @@ describe("pulumi-tenant snapshot", () => {
         organization_discovery_methods: [],
       });
       const out = join(dir, "refused-seed.json");
-      let stderr = "";
-      const code = await runSnapshot(["--out", out], {
-        stdout: () => undefined,
-        stderr: (text) => {
-          stderr += text;
-        },
-        env: {
-          TENANT_DOMAIN: api.domain,
-          TENANT_CLIENT_ID: api.readOnly.clientId,
-          TENANT_CLIENT_SECRET: api.readOnly.clientSecret,
-        },
-      });
+      const { code, stderr } = await snapshot(api, out);
       expect(code).toBe(0);
       expect(stderr).toContain(
         "left out clients[1].organization_discovery_methods (must have at least 1 item (got 0)): the local tenant refuses it in a PATCH\n",
