@@ -69,7 +69,7 @@ export async function installUserProject(spec: UserProjectSpec): Promise<UserPro
   const root = await mkdtemp(join(tmpdir(), `tenant-${spec.manager}-project-`));
   let registry: LocalRegistry | undefined;
   try {
-    const packed = await packedPackage(root);
+    const packed = await packedPackage();
     const lock = JSON.parse(await readFile(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
       packages: LockPackages;
     };
@@ -122,19 +122,41 @@ export async function installUserProject(spec: UserProjectSpec): Promise<UserPro
   }
 }
 
-/** The packed package, as the registry serves it. */
-async function packedPackage(dir: string): Promise<ExtraTarball> {
-  const tarball = await pack(dir);
-  const bytes = await readFile(tarball);
-  const manifest = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8"));
-  const { name, version, dependencies, peerDependencies, peerDependenciesMeta, bin, engines } =
-    manifest;
-  await rm(tarball);
-  return {
-    manifest: { name, version, dependencies, peerDependencies, peerDependenciesMeta, bin, engines },
-    bytes,
-    integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}`,
-  };
+let packing: Promise<ExtraTarball> | undefined;
+
+/**
+ * The packed package, as the registry serves it: packed once per test process (the build does not
+ * change while the tests run: `npm test` builds first), so every user project gets the same bytes.
+ */
+function packedPackage(): Promise<ExtraTarball> {
+  packing ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), "tenant-packed-"));
+    try {
+      const bytes = await readFile(await pack(dir));
+      const manifest = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8"));
+      const { name, version, dependencies, peerDependencies, peerDependenciesMeta, bin, engines } =
+        manifest;
+      return {
+        manifest: {
+          name,
+          version,
+          dependencies,
+          peerDependencies,
+          peerDependenciesMeta,
+          bin,
+          engines,
+        },
+        bytes,
+        integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}`,
+      };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  })().catch((error: unknown) => {
+    packing = undefined; // the next project packs again rather than failing on this error
+    throw error;
+  });
+  return packing;
 }
 
 /** What an install runs: the command and its arguments, and the config files it writes first. */
