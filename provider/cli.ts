@@ -13,7 +13,9 @@ const COMMANDS = `Usage: pulumi-tenant <command> [options]   (pulumi-tenant <com
 
   generate --out DIR       write a Pulumi program that declares the live tenant as it is
   snapshot --out FILE      write a seed of the live tenant for the local tenant, secrets left out
-  local-tenant             serve the local tenant until stopped, printing one JSON line`;
+  audit                    judge every client of the tenant (or a seed) by the policy pack's rules
+  local-tenant             serve the local tenant until stopped, printing one JSON line
+  plugin --out DIR         write the provider plugin as a tarball for pulumi plugin install`;
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -30,6 +32,13 @@ async function main(argv: readonly string[]): Promise<number> {
     const { runSnapshot } = await import("./local-tenant/snapshot.js");
     return runSnapshot(rest, io);
   }
+  if (command === "audit") {
+    const { runAudit } = await import("./audit/command.js");
+    // A large report must reach a pipe whole before the process exits.
+    const stdout = (text: string) =>
+      new Promise<void>((done) => process.stdout.write(text, () => done()));
+    return runAudit(rest, { ...io, stdout, stderrIsTerminal: process.stderr.isTTY === true });
+  }
   if (command === "local-tenant") {
     const { requireServerPeers } = await import("./local-tenant/peers.js");
     try {
@@ -40,6 +49,10 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     const { runLocalTenant } = await import("./local-tenant/command.js");
     return runLocalTenant(rest, io);
+  }
+  if (command === "plugin") {
+    const { runPlugin } = await import("./plugin/tarball.js");
+    return runPlugin(rest, io);
   }
   if (command === undefined || command === "--help" || command === "-h") {
     process.stdout.write(`${COMMANDS}\n`);

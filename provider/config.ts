@@ -2,6 +2,7 @@ import {
   type Connection,
   type ConnectionValues,
   connectionValues,
+  originOf,
   originOfValues,
   resolveConnection,
   STACK_CONFIG_NAMING,
@@ -39,10 +40,17 @@ export const CONFIG_KEYS = {
   clientId: { key: "tenant:clientId", env: "TENANT_CLIENT_ID" },
   clientSecret: { key: "tenant:clientSecret", env: "TENANT_CLIENT_SECRET" },
   audience: { key: "tenant:audience", env: "TENANT_AUDIENCE" },
-  requestTimeout: { key: "tenant:requestTimeoutSeconds", env: "TENANT_REQUEST_TIMEOUT_SECONDS" },
+  requestTimeout: {
+    key: "tenant:requestTimeoutSeconds",
+    env: "TENANT_REQUEST_TIMEOUT_SECONDS",
+    description:
+      "Seconds one HTTP attempt may take before it is abandoned and retried. Default 30.",
+  },
   operationTimeout: {
     key: "tenant:operationTimeoutSeconds",
     env: "TENANT_OPERATION_TIMEOUT_SECONDS",
+    description:
+      "Seconds one resource operation may take, retries and rate-limit waits included. Default 600.",
   },
 } as const;
 
@@ -127,6 +135,32 @@ function readSeconds(
     );
   }
   return Math.round(seconds * 1000);
+}
+
+/**
+ * What is wrong with the settings `config` gives, one problem per setting, ignoring the
+ * environment: a domain that is not a host or an origin, a timeout that is not a positive number.
+ * A missing setting is not a problem here (it may come from the environment, and a preview needs
+ * no credentials); an operation without it fails naming it ({@link settingsFor}).
+ */
+export function givenSettingProblems(
+  config: ConfigSource,
+): { readonly name: keyof typeof CONFIG_KEYS; readonly message: string }[] {
+  const read = reader(config, {});
+  const problems: { name: keyof typeof CONFIG_KEYS; message: string }[] = [];
+  const domain = read("domain");
+  if (domain !== undefined) {
+    const parsed = originOf(domain, CONFIG_KEYS.domain.key);
+    if ("message" in parsed) problems.push({ name: "domain", message: parsed.message });
+  }
+  for (const name of ["requestTimeout", "operationTimeout"] as const) {
+    try {
+      readSeconds(name, read(name), 0);
+    } catch (error) {
+      problems.push({ name, message: (error as Error).message });
+    }
+  }
+  return problems;
 }
 
 let configSource: ConfigSource | undefined;

@@ -25,6 +25,7 @@ export const ErrorCodes = {
   validation: "ERR_TENANT_VALIDATION",
   immutable: "ERR_TENANT_IMMUTABLE",
   install: "ERR_TENANT_INSTALL",
+  import: "ERR_TENANT_IMPORT",
   generateUsage: "ERR_GENERATE_USAGE",
   unknownClient: "ERR_GENERATE_UNKNOWN_CLIENT",
   generateOutput: "ERR_GENERATE_OUTPUT",
@@ -317,6 +318,14 @@ export class SnapshotOutputError extends errorKind(
   "SnapshotOutputError",
   ErrorCodes.snapshotOutput,
 ) {}
+
+/**
+ * `pulumi import` found nothing to adopt under the id it was given: no such client, no push
+ * provider selected, an event stream that still exists. Nothing was written.
+ *
+ * @example `ClientSettings "web": cannot import client abc: the tenant has no client with that id`
+ */
+export class TenantImportError extends errorKind("TenantImportError", ErrorCodes.import) {}
 
 /**
  * The exit status of a command that failed with `error`: 2 for a wrong command line (the

@@ -8,12 +8,15 @@
 
 import { ClientSettingsProvider } from "./providers/client-settings.js";
 import { EventStreamDeletionProvider } from "./providers/event-stream-deletion.js";
-import type { TenantProvider } from "./providers/provider-base.js";
+import type { TenantResourceCore } from "./providers/provider-base.js";
 import { PushProviderSelectionProvider } from "./providers/push-provider-selection.js";
 import type { ResourceKind } from "./schema/index.js";
 
-/** The provider implementation of each resource kind. */
-export const providers: Readonly<Record<ResourceKind, TenantProvider>> = {
+/**
+ * The core of each resource kind, which the dynamic face's shims and the plugin face
+ * (`plugin/main.ts`) both call.
+ */
+export const providers: Readonly<Record<ResourceKind, TenantResourceCore>> = {
   PushProviderSelection: new PushProviderSelectionProvider(),
   ClientSettings: new ClientSettingsProvider(),
   EventStreamDeletion: new EventStreamDeletionProvider(),

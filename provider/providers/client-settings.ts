@@ -2,7 +2,11 @@ import type * as pulumi from "@pulumi/pulumi";
 import { apiClientGateway, type ClientGateway } from "../api/client-gateway.js";
 import type { WireClient } from "../api/client-read-policy.js";
 import { startClientReadPass } from "../api/tenants.js";
+import type { ConfigSource } from "../config.js";
 import { withConnectionChange } from "../connection/change.js";
+import { TenantImportError } from "../errors.js";
+import { adoptClient } from "../generate/adopt.js";
+import { DEFAULT_FIELDS, wireFieldsToRead } from "../generate/fields.js";
 import type { Props } from "../json.js";
 import {
   fieldsToRead,
@@ -14,7 +18,7 @@ import {
   updateNeedsLive,
 } from "../plan/client-settings.js";
 import { describeResource } from "../resource-name.js";
-import { type TenantProvider, TenantProviderBase } from "./provider-base.js";
+import { type Adopted, TenantProviderBase, type TenantResourceCore } from "./provider-base.js";
 import { concerning, runOperation, target } from "./run-operation.js";
 
 const KIND = "ClientSettings";
@@ -24,14 +28,14 @@ const KIND = "ClientSettings";
  * directly in tests. It wires the pure plan (`plan/client-settings.ts`), which decides, to the
  * gateway (`api/client-gateway.ts`), which reads and writes the client.
  */
-export class ClientSettingsProvider extends TenantProviderBase implements TenantProvider {
+export class ClientSettingsProvider extends TenantProviderBase implements TenantResourceCore {
   protected readonly kind = KIND;
 
   /**
    * Also starts a new client read pass: the provider host configures once per command, and no
    * read of this command may be served from what an earlier one fetched (docs/client-reads.md).
    */
-  override configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+  override configure(req: { readonly config: ConfigSource }): Promise<void> {
     startClientReadPass();
     return super.configure(req);
   }
@@ -68,6 +72,28 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
       const live = await apiClientGateway(client, context).findClient(id, fieldsToRead(props));
       // The client itself is gone: so are its settings. The next `up` fails on the missing client.
       return live === undefined ? { id: "", props: {} } : { id, props: planRead(props, live) };
+    });
+  }
+
+  /**
+   * Adopts client `id` as it is: the inputs are its values of the fields `generate` declares by
+   * default (`generate/fields.ts`), with what a program cannot declare left out as `generate`
+   * leaves it out; the outputs are what create with those inputs stores, which sends nothing
+   * because every declared value is the live one.
+   *
+   * @throws {TenantImportError} when the tenant has no client `id`.
+   */
+  adopt(id: string): Promise<Adopted> {
+    return runOperation(target(KIND, {}, id), async ({ client, context }) => {
+      const clients = apiClientGateway(client, context);
+      const live = await clients.findClient(id, wireFieldsToRead(DEFAULT_FIELDS));
+      if (live === undefined) {
+        throw new TenantImportError(
+          `cannot import client ${id}: the tenant has no client with that id`,
+        );
+      }
+      const inputs: Props = { clientId: id, ...adoptClient(live, id, DEFAULT_FIELDS).values };
+      return { id, inputs, outs: planCreate(inputs, live).report(undefined) };
     });
   }
 

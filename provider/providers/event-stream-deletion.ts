@@ -1,8 +1,9 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { connectionOutput, withConnectionChange } from "../connection/change.js";
+import { TenantImportError } from "../errors.js";
 import type { Props } from "../json.js";
 import { NAME_KEY } from "../resource-name.js";
-import { type TenantProvider, TenantProviderBase } from "./provider-base.js";
+import { type Adopted, TenantProviderBase, type TenantResourceCore } from "./provider-base.js";
 import { runOperation, target } from "./run-operation.js";
 
 const KIND = "EventStreamDeletion";
@@ -16,7 +17,7 @@ function streamPath(id: unknown): string {
  * The implementation behind the `EventStreamDeletion` resource (resources/event-stream-
  * deletion.ts); usable directly in tests.
  */
-export class EventStreamDeletionProvider extends TenantProviderBase implements TenantProvider {
+export class EventStreamDeletionProvider extends TenantProviderBase implements TenantResourceCore {
   protected readonly kind = KIND;
 
   /**
@@ -62,6 +63,28 @@ export class EventStreamDeletionProvider extends TenantProviderBase implements T
       // The stream exists again: an empty id tells the engine this resource is gone, so the next
       // `up` creates it, which deletes the stream again.
       return answer.status === 404 ? { id, props } : { id: "", props: {} };
+    });
+  }
+
+  /**
+   * Adopts a stream that is already gone: a state saying it must not exist.
+   *
+   * @throws {TenantImportError} when the stream exists (declare it and run `up` to delete it).
+   */
+  adopt(id: string): Promise<Adopted> {
+    return runOperation(target(KIND, {}, id), async ({ client, context }) => {
+      const answer = await client.call(context, {
+        method: "GET",
+        path: streamPath(id),
+        accept: [404],
+      });
+      if (answer.status !== 404) {
+        throw new TenantImportError(
+          `cannot import event stream ${id}: it exists; declare the resource and run \`pulumi up\` to delete it`,
+        );
+      }
+      const inputs = { eventStreamId: id };
+      return { id, inputs, outs: inputs };
     });
   }
 

@@ -1,16 +1,43 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { configuredOrigin, useStackConfig } from "../config.js";
+import { type ConfigSource, configuredOrigin, useStackConfig } from "../config.js";
 import { type ConnectionChange, connectionChange } from "../connection/change.js";
 import type { Props } from "../json.js";
 import { checkInputs, type ResourceKind } from "../schema/index.js";
 
-/** The methods of a dynamic provider this package implements, `configure` included. */
+/**
+ * The methods of a dynamic provider this package implements, `configure` taking any
+ * {@link ConfigSource} (the stack config of the dynamic-provider host is one).
+ */
 export type TenantProvider = Required<
-  Pick<
-    pulumi.dynamic.ResourceProvider,
-    "configure" | "check" | "diff" | "create" | "read" | "update" | "delete"
-  >
->;
+  Pick<pulumi.dynamic.ResourceProvider, "check" | "diff" | "create" | "read" | "update" | "delete">
+> & {
+  configure(req: { readonly config: ConfigSource }): Promise<void>;
+};
+
+/**
+ * What `pulumi import` adopts (docs/plugin.md, "Import"): the resource's id, the inputs a program
+ * declares to keep it as it is, and the outputs a create with those inputs would have stored.
+ */
+export interface Adopted {
+  readonly id: string;
+  readonly inputs: Props;
+  readonly outs: Props;
+}
+
+/**
+ * The core of one resource kind, which both faces call: the dynamic provider's methods (the
+ * dynamic face, resources/), and `adopt`, which only the plugin face can offer (Pulumi cannot
+ * import a dynamic resource: docs/plugin.md).
+ */
+export interface TenantResourceCore extends TenantProvider {
+  /**
+   * Reads the live resource with id `id` and returns what adopting it as it is takes; writes
+   * nothing.
+   *
+   * @throws {TenantError} when there is nothing to adopt under that id.
+   */
+  adopt(id: string): Promise<Adopted>;
+}
 
 /**
  * The parts every provider shares: configure stores the stack config, check validates against the
@@ -20,7 +47,11 @@ export type TenantProvider = Required<
 export abstract class TenantProviderBase {
   protected abstract readonly kind: ResourceKind;
 
-  configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+  /**
+   * Takes the settings: the stack config from the dynamic-provider host, or the provider's
+   * configuration from the plugin face; both are read through {@link ConfigSource}.
+   */
+  configure(req: { readonly config: ConfigSource }): Promise<void> {
     useStackConfig(req.config);
     return Promise.resolve();
   }

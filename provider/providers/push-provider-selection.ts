@@ -1,9 +1,10 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { OperationContext, TenantApiClient } from "../api/client.js";
 import { connectionOutput, withConnectionChange } from "../connection/change.js";
+import { TenantImportError } from "../errors.js";
 import type { Props } from "../json.js";
 import { NAME_KEY } from "../resource-name.js";
-import { type TenantProvider, TenantProviderBase } from "./provider-base.js";
+import { type Adopted, TenantProviderBase, type TenantResourceCore } from "./provider-base.js";
 import { runOperation, target } from "./run-operation.js";
 
 const KIND = "PushProviderSelection";
@@ -15,7 +16,10 @@ const SELECTION_PATH = "/guardian/factors/push-notification/selected-provider";
  * The implementation behind the `PushProviderSelection` resource (resources/push-provider-
  * selection.ts); usable directly in tests.
  */
-export class PushProviderSelectionProvider extends TenantProviderBase implements TenantProvider {
+export class PushProviderSelectionProvider
+  extends TenantProviderBase
+  implements TenantResourceCore
+{
   protected readonly kind = KIND;
 
   /**
@@ -61,6 +65,35 @@ export class PushProviderSelectionProvider extends TenantProviderBase implements
         path: SELECTION_PATH,
       });
       return { id, props: { ...props, provider: live.data.provider ?? null } };
+    });
+  }
+
+  /**
+   * Adopts the tenant's selection as it is: the id is the tenant's host, as create gives it. The
+   * prior provider is the live one, so a later delete leaves the selection as it was adopted.
+   *
+   * @throws {TenantImportError} when `id` is not the configured tenant's host, or the tenant has
+   *   no provider selected (there is nothing to declare).
+   */
+  adopt(id: string): Promise<Adopted> {
+    return runOperation(target(KIND, {}, id), async ({ client, context, settings }) => {
+      const host = new URL(settings.origin).host;
+      if (id !== host) {
+        throw new TenantImportError(
+          `cannot import selection ${JSON.stringify(id)}: its id is the tenant's host, ${host}`,
+        );
+      }
+      const live = await client.call<{ provider?: string }>(context, {
+        method: "GET",
+        path: SELECTION_PATH,
+      });
+      const provider = live.data.provider;
+      if (typeof provider !== "string") {
+        throw new TenantImportError(
+          `cannot import selection ${host}: the tenant has no push provider selected`,
+        );
+      }
+      return { id, inputs: { provider }, outs: { provider, priorProvider: provider } };
     });
   }
 

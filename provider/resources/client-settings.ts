@@ -68,8 +68,6 @@ export class ClientSettings extends pulumi.dynamic.Resource {
         ? pulumi.secret(value)
         : value;
     }
-    super(
-      ...registration(KIND, name, props, args.tenant, opts, [...SENSITIVE_CLIENT_FIELDS, "prior"]),
-    );
+    super(...registration(KIND, name, props, args.tenant, opts));
   }
 }

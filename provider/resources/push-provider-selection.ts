@@ -39,10 +39,6 @@ export class PushProviderSelection extends pulumi.dynamic.Resource {
   declare readonly priorProvider: pulumi.Output<PushProvider | null>;
 
   constructor(name: string, args: PushProviderSelectionArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      ...registration(KIND, name, { ...args, priorProvider: undefined }, args.tenant, opts, [
-        "priorProvider",
-      ]),
-    );
+    super(...registration(KIND, name, { ...args, priorProvider: undefined }, args.tenant, opts));
   }
 }

@@ -14,6 +14,7 @@ import {
   type TenantConnection,
 } from "../connection/schema.js";
 import type { TenantProvider } from "../providers/provider-base.js";
+import { SECRET_OUTPUTS } from "../providers/secret-outputs.js";
 import { NAME_KEY } from "../resource-name.js";
 import type { ResourceKind } from "../schema/kinds.js";
 import { assertInstallCanWork } from "./install-layout.js";
@@ -102,8 +103,8 @@ function shimFor(kind: ResourceKind): TenantProvider {
  *   input as {@link connectionInput} registers it (absent without one: the stack config's tenant)
  *   and the resource's name, which the provider puts on every error it reports
  *   (provider/resource-name.ts);
- * - the user's options plus the outputs the resource always keeps secret (`secretOutputs`):
- *   Pulumi encrypts them in the state and shows them as `[secret]`;
+ * - the user's options plus the outputs the resource always keeps secret
+ *   (providers/secret-outputs.ts): Pulumi encrypts them in the state and shows them as `[secret]`;
  * - the module and kind of its type token ({@link resourceType}).
  *
  * Throws `TenantInstallError` first when the program's install cannot work (install-layout.ts).
@@ -114,7 +115,6 @@ export function registration(
   inputs: pulumi.Inputs,
   tenant: TenantConnectionArgs | undefined,
   opts: pulumi.CustomResourceOptions | undefined,
-  secretOutputs: readonly string[] = [],
 ): [TenantProvider, string, pulumi.Inputs, pulumi.CustomResourceOptions, string, string] {
   assertInstallCanWork();
   const registered: pulumi.Inputs = { ...inputs, [NAME_KEY]: name };
@@ -127,7 +127,7 @@ export function registration(
     registered,
     {
       ...opts,
-      additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretOutputs],
+      additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...SECRET_OUTPUTS[kind]],
     },
     TYPE_MODULE,
     kind,

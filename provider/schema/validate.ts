@@ -29,9 +29,6 @@ const ANNOTATION_KEYWORDS = [
   "x-strategy",
 ] as const;
 
-/** The precompiled validators' module, next to this one in the built package. */
-const PRECOMPILED_MODULE = "./validators.generated.js";
-
 let ajv: Ajv | undefined;
 const compiled: Partial<Record<ResourceKind, ValidateFunction>> = {};
 
@@ -62,7 +59,9 @@ function instance(): Ajv {
 /** The precompiled validators, or undefined when running from the sources (not built). */
 function precompiled(): Partial<Record<ResourceKind, ValidateFunction>> | undefined {
   try {
-    return require(PRECOMPILED_MODULE) as Partial<Record<ResourceKind, ValidateFunction>>;
+    // The precompiled validators' module, next to this one in the built package; named literally
+    // so that the plugin's bundle (docs/plugin.md) carries it.
+    return require("./validators.generated.js") as Partial<Record<ResourceKind, ValidateFunction>>;
   } catch (error) {
     if ((error as { code?: unknown }).code === "MODULE_NOT_FOUND") return undefined;
     throw error;

@@ -1,0 +1,23 @@
+/**
+ * Writes what the plugin needs besides its compiled code, run by `npm run build` after `tsc`:
+ * the package schema (`schema.json`, served by `GetSchema` and read by SDK generators) and the
+ * launcher script, next to `main.js`, and the same two next to the self-contained bundle that
+ * `pulumi-tenant plugin` packs (docs/plugin.md, "How users get the plugin").
+ *
+ * @module
+ */
+
+import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { packageSchema } from "./package-schema.js";
+
+const LAUNCHER = "pulumi-resource-tenant";
+const version = (require("../../../package.json") as { version: string }).version;
+const source = join(__dirname, "..", "..", "..", "provider", "plugin", LAUNCHER);
+const schema = `${JSON.stringify(packageSchema(version), null, 2)}\n`;
+for (const folder of [__dirname, join(__dirname, "bundle")]) {
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, "schema.json"), schema);
+  copyFileSync(source, join(folder, LAUNCHER));
+  chmodSync(join(folder, LAUNCHER), 0o755);
+}

@@ -1,0 +1,47 @@
+/**
+ * How the plugin gets its configuration (docs/plugin.md, "Configuration"): the engine's
+ * `Configure` call carries the provider's inputs, keyed as the schema's config variables
+ * (`domain`, `clientSecret`, ...), secrets still wrapped. These become the same {@link ConfigSource}
+ * the dynamic face gets from the stack config, keyed `tenant:domain`, so one resolution
+ * (`config.ts`) serves both faces, with the same `TENANT_*` environment fallbacks.
+ *
+ * @module
+ */
+
+import type * as pulumi from "@pulumi/pulumi";
+import { CONFIG_KEYS, type ConfigSource, givenSettingProblems } from "../config.js";
+import type { Props } from "../json.js";
+import { isUnknown } from "../schema/unknown.js";
+import { PACKAGE_NAME } from "./package-schema.js";
+
+/** The provider input (`domain`) a config key (`tenant:domain`) is given as. */
+function inputName(key: string): string {
+  return key.slice(PACKAGE_NAME.length + 1);
+}
+
+/**
+ * The config source of a provider whose (unwrapped) inputs are `args`. A value that is not text
+ * (a number for a timeout, as YAML writes it) is read as its text; a value still unknown during a
+ * preview counts as not set.
+ */
+export function configSource(args: Props): ConfigSource {
+  return {
+    get(key: string): string | undefined {
+      if (!key.startsWith(`${PACKAGE_NAME}:`)) return undefined;
+      const value = args[inputName(key)];
+      if (value === undefined || value === null || isUnknown(value)) return undefined;
+      return typeof value === "string" ? value : JSON.stringify(value);
+    },
+  };
+}
+
+/**
+ * What is wrong with the settings a provider was given (`CheckConfig`), one failure per setting,
+ * named as the provider's input (`domain`); see {@link givenSettingProblems} for what is judged.
+ */
+export function configFailures(args: Props): pulumi.dynamic.CheckFailure[] {
+  return givenSettingProblems(configSource(args)).map(({ name, message }) => ({
+    property: inputName(CONFIG_KEYS[name].key),
+    reason: message,
+  }));
+}

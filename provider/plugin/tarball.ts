@@ -1,0 +1,79 @@
+/**
+ * `pulumi-tenant plugin --out DIR`: packs the plugin for machines without npm, as
+ * `pulumi-resource-tenant-v<version>-<os>-<arch>.tar.gz`, which `pulumi plugin install resource
+ * tenant <version> --file <tarball>` installs (docs/plugin.md, "How users get the plugin"). The
+ * tarball holds the launcher, one bundled JavaScript file and the schema: it needs only `node` 22
+ * or later, no `node_modules` (the engine copies a plugin folder, and a link into another
+ * `node_modules` does not survive that).
+ *
+ * @module
+ */
+
+import { existsSync, mkdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { create } from "tar";
+import { CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
+
+/** The files of the bundle folder the build writes (`npm run build`), in the tarball's order. */
+const BUNDLE_FILES = ["pulumi-resource-tenant", "main.js", "main.js.LEGAL.txt", "schema.json"];
+
+/** Pulumi's names for the machine the tarball is for (`linux-amd64`, `darwin-arm64`, ...). */
+export function pluginPlatform(platform: string, arch: string): string {
+  const os = platform === "win32" ? "windows" : platform;
+  const cpu = arch === "x64" ? "amd64" : arch;
+  return `${os}-${cpu}`;
+}
+
+/** The tarball's file name, as `pulumi plugin install` expects it. */
+export function tarballName(version: string, platform: string): string {
+  return `pulumi-resource-tenant-v${version}-${platform}.tar.gz`;
+}
+
+/** Parses `--out DIR` (or `--out=DIR`). */
+function parseOut(argv: readonly string[]): string {
+  let out: string | undefined;
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index] ?? "";
+    if (arg === "--out") out = argv[++index];
+    else if (arg.startsWith("--out=")) out = arg.slice("--out=".length);
+    else
+      throw new CommandUsageError(
+        `unknown option ${JSON.stringify(arg)}; usage: pulumi-tenant plugin --out DIR`,
+      );
+  }
+  if (out === undefined || out === "") {
+    throw new CommandUsageError("--out needs a folder; usage: pulumi-tenant plugin --out DIR");
+  }
+  return out;
+}
+
+/**
+ * Writes the tarball into the folder `--out` names (created if needed) and prints its path and
+ * size; 2 for a wrong command line, 1 when the bundle is missing (a checkout not built).
+ */
+export async function runPlugin(
+  argv: readonly string[],
+  io: { stdout: (text: string) => void; stderr: (text: string) => void },
+): Promise<number> {
+  try {
+    const out = parseOut(argv);
+    const bundle = join(__dirname, "bundle");
+    const missing = BUNDLE_FILES.filter((file) => !existsSync(join(bundle, file)));
+    if (missing.length > 0) {
+      io.stderr(
+        `pulumi-tenant plugin: the plugin bundle is missing ${missing.join(", ")} in ${bundle}; run npm run build\n`,
+      );
+      return 1;
+    }
+    const version = (require("../../../package.json") as { version: string }).version;
+    mkdirSync(out, { recursive: true });
+    const file = join(out, tarballName(version, pluginPlatform(process.platform, process.arch)));
+    await create({ gzip: { level: 9 }, file, cwd: bundle, portable: true }, BUNDLE_FILES);
+    io.stdout(`${file} (${statSync(file).size} bytes)\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof TenantError)) throw error;
+    io.stderr(`pulumi-tenant plugin: ${error.message}\n`);
+    return exitStatusOf(error);
+  }
+}
