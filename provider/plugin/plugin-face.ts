@@ -128,7 +128,7 @@ export class PluginFace {
     const { kind, name } = parseUrn(urn, this.#kinds);
     const core = this.#cores[kind];
     if (Object.keys(properties).length === 0 && Object.keys(inputs).length === 0) {
-      const adopted = await core.adopt(id);
+      const adopted = await core.adopt(id, named({}, name));
       return {
         id: adopted.id,
         properties: this.#outgoing(kind, adopted.outs, []),

@@ -83,8 +83,8 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
    *
    * @throws {TenantImportError} when the tenant has no client `id`.
    */
-  adopt(id: string): Promise<Adopted> {
-    return runOperation(target(KIND, {}, id), async ({ client, context }) => {
+  adopt(id: string, props: Props): Promise<Adopted> {
+    return runOperation(target(KIND, props, id), async ({ client, context }) => {
       const clients = apiClientGateway(client, context);
       const live = await clients.findClient(id, wireFieldsToRead(DEFAULT_FIELDS));
       if (live === undefined) {

@@ -71,8 +71,8 @@ export class EventStreamDeletionProvider extends TenantProviderBase implements T
    *
    * @throws {TenantImportError} when the stream exists (declare it and run `up` to delete it).
    */
-  adopt(id: string): Promise<Adopted> {
-    return runOperation(target(KIND, {}, id), async ({ client, context }) => {
+  adopt(id: string, props: Props): Promise<Adopted> {
+    return runOperation(target(KIND, props, id), async ({ client, context }) => {
       const answer = await client.call(context, {
         method: "GET",
         path: streamPath(id),

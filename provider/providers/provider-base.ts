@@ -32,11 +32,11 @@ export interface Adopted {
 export interface TenantResourceCore extends TenantProvider {
   /**
    * Reads the live resource with id `id` and returns what adopting it as it is takes; writes
-   * nothing.
+   * nothing. `props` holds only the resource's name, for the errors.
    *
    * @throws {TenantError} when there is nothing to adopt under that id.
    */
-  adopt(id: string): Promise<Adopted>;
+  adopt(id: string, props: Props): Promise<Adopted>;
 }
 
 /**

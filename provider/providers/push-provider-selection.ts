@@ -75,8 +75,8 @@ export class PushProviderSelectionProvider
    * @throws {TenantImportError} when `id` is not the configured tenant's host, or the tenant has
    *   no provider selected (there is nothing to declare).
    */
-  adopt(id: string): Promise<Adopted> {
-    return runOperation(target(KIND, {}, id), async ({ client, context, settings }) => {
+  adopt(id: string, props: Props): Promise<Adopted> {
+    return runOperation(target(KIND, props, id), async ({ client, context, settings }) => {
       const host = new URL(settings.origin).host;
       if (id !== host) {
         throw new TenantImportError(
