@@ -1,6 +1,7 @@
 /**
  * `npm run pulumi-cli` (and `npm ci`, through `prepare`): makes sure every pulumi CLI that the
- * tests pin is at hand, building the missing ones from their Go modules (docs/pulumi-cli.md). This
+ * tests pin is at hand, building the missing ones from their Go modules (docs/pulumi-cli.md), then
+ * Pulumi's YAML language host (linked next to every CLI) and our SDK generator (test/sdk-gen). This
  * is the step that may use the network (Go's module proxy); nothing after it does. On a machine
  * without Go it says how to get a CLI and exits 0, so that `npm ci` still installs the package;
  * the tests then stop with the same sentence.
@@ -8,9 +9,12 @@
 import {
   buildSeconds,
   ensurePulumiCli,
+  ensureYamlLanguageHost,
   noCliMessage,
+  noYamlHostMessage,
   pinnedCliVersions,
 } from "../support/pulumi-cli.js";
+import { ensureSdkGen, noSdkGenMessage } from "../support/sdk-gen.js";
 
 async function main(): Promise<void> {
   for (const version of await pinnedCliVersions()) {
@@ -25,6 +29,24 @@ async function main(): Promise<void> {
       if (message !== noCliMessage(version)) throw error;
       process.stderr.write(`warning: ${message}\n`);
     }
+  }
+  try {
+    const host = await ensureYamlLanguageHost();
+    const built = host.seconds === undefined ? "" : `, built in ${host.seconds} s`;
+    process.stdout.write(`pulumi-language-yaml ${host.version} (built${built}): ${host.path}\n`);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (message !== noYamlHostMessage()) throw error;
+    process.stderr.write(`warning: ${message}\n`);
+  }
+  try {
+    const generator = await ensureSdkGen();
+    const built = generator.source === "built" ? `, built in ${generator.seconds} s` : "";
+    process.stdout.write(`sdk-gen (${generator.source}${built}): ${generator.path}\n`);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (message !== noSdkGenMessage()) throw error;
+    process.stderr.write(`warning: ${message}\n`);
   }
 }
 

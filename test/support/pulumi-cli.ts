@@ -11,6 +11,7 @@ import {
   mkdir,
   readdir,
   readFile,
+  readlink,
   rename,
   rm,
   symlink,
@@ -164,6 +165,9 @@ export async function buildPulumiCli(version: string, env: NodeJS.ProcessEnv = p
       join(REPO_ROOT, "node_modules", "@pulumi", "pulumi", "pulumi-resource-pulumi-nodejs"),
       join(partial, "pulumi-resource-pulumi-nodejs"),
     );
+    // Pulumi's YAML language host, when it is built already (else ensureYamlLanguageHost links it).
+    const yamlHost = yamlHostPath();
+    if (await isExecutable(yamlHost)) await linkInto(partial, YAML_HOST_BINARY, yamlHost);
     const seconds = Math.round((Date.now() - started) / 1000);
     await writeFile(join(partial, BUILD_RECORD), `${JSON.stringify({ version, seconds })}\n`);
     await rm(target, { recursive: true, force: true });
@@ -198,4 +202,119 @@ async function isExecutable(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/**
+ * Pulumi's YAML language host (`runtime: yaml`), pinned by our Go module test/pulumi-cli/yaml-host
+ * (docs/pulumi-cli.md, "The YAML language host"): one build, `.pulumi-cli/yaml-v<version>/`,
+ * linked into the folder of every built CLI, where each CLI looks for its language hosts (also with
+ * `PULUMI_IGNORE_AMBIENT_PLUGINS`).
+ */
+const YAML_HOST_MODULE = join(CLI_MODULES, "yaml-host");
+const YAML_HOST_PACKAGE = "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml";
+const YAML_HOST_BINARY = "pulumi-language-yaml";
+/** What the host answers to GetPluginInfo, set by the linker as pulumi-yaml's release build does. */
+const YAML_VERSION_VARIABLE = "github.com/pulumi/pulumi-yaml/pkg/version.Version";
+
+/** The YAML language host and the version it reports. */
+export interface YamlLanguageHost {
+  /** The `pulumi-language-yaml` executable (its folder can go on PATH as well). */
+  readonly path: string;
+  /** The pinned `github.com/pulumi/pulumi-yaml` version, e.g. `v1.25.0`. */
+  readonly version: string;
+  /** How long its build took, when it was built here. */
+  readonly seconds: number | undefined;
+}
+
+/** The `github.com/pulumi/pulumi-yaml` version that test/pulumi-cli/yaml-host/go.mod requires. */
+export function pinnedYamlHostVersion(): string {
+  const goMod = readFileSync(join(YAML_HOST_MODULE, "go.mod"), "utf8");
+  const version = /^\s*github\.com\/pulumi\/pulumi-yaml (v\d+\.\d+\.\d+)\b/m.exec(goMod)?.[1];
+  if (version === undefined)
+    throw new Error("test/pulumi-cli/yaml-host/go.mod requires no pulumi-yaml");
+  return version;
+}
+
+/** The sentence a machine without Go gets when a test needs the YAML language host. */
+export function noYamlHostMessage(version = pinnedYamlHostVersion()): string {
+  return (
+    `no pulumi-language-yaml ${version} here: install Go 1.26 and run \`npm ci\`, which builds it ` +
+    "from test/pulumi-cli/yaml-host (or set PULUMI_CLI to a full Pulumi installation, which has its own)."
+  );
+}
+
+function yamlHostPath(version = pinnedYamlHostVersion()): string {
+  return join(CLI_BUILDS, `yaml-${version}`, YAML_HOST_BINARY);
+}
+
+/**
+ * Pulumi's YAML language host: built from test/pulumi-cli/yaml-host when missing (Go, and the
+ * network unless Go's module cache has every module its go.sum names), then linked next to every
+ * CLI built in `.pulumi-cli/`, so that a `runtime: yaml` project runs under each pinned CLI.
+ * Throws {@link noYamlHostMessage} when it must be built and there is no Go.
+ */
+export async function ensureYamlLanguageHost(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<YamlLanguageHost> {
+  const version = pinnedYamlHostVersion();
+  const path = yamlHostPath(version);
+  if (!(await isExecutable(path))) {
+    if (!(await hasGo(env))) throw new Error(noYamlHostMessage(version));
+    await buildYamlLanguageHost(version, env);
+  }
+  for (const name of await readdir(CLI_BUILDS)) {
+    // Finished CLI builds only: a `.partial-<pid>` folder gets the link when it is built.
+    if (/^v\d+\.\d+\.\d+$/.test(name))
+      await linkInto(join(CLI_BUILDS, name), YAML_HOST_BINARY, path);
+  }
+  const record = await readFile(join(CLI_BUILDS, `yaml-${version}`, BUILD_RECORD), "utf8").catch(
+    () => "",
+  );
+  const seconds = record === "" ? undefined : (JSON.parse(record) as { seconds: number }).seconds;
+  return { path, version, seconds };
+}
+
+/**
+ * Builds `.pulumi-cli/yaml-v<version>/pulumi-language-yaml` as pulumi-yaml's release build does
+ * (`CGO_ENABLED=0`, `-ldflags "-s -w -X .../pkg/version.Version=<version>"`), with `-trimpath`,
+ * `GOTOOLCHAIN=local` and `-mod=readonly` as the CLIs; into a new folder renamed into place.
+ */
+async function buildYamlLanguageHost(version: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const target = join(CLI_BUILDS, `yaml-${version}`);
+  const partial = `${target}.partial-${process.pid}`;
+  const started = Date.now();
+  await rm(partial, { recursive: true, force: true });
+  await mkdir(partial, { recursive: true });
+  const goEnv = { ...env, GOTOOLCHAIN: "local", CGO_ENABLED: "0", GOFLAGS: "-mod=readonly" };
+  try {
+    await run(
+      "go",
+      [
+        ...["build", "-trimpath", "-ldflags", `-s -w -X ${YAML_VERSION_VARIABLE}=${version}`],
+        ...["-o", join(partial, YAML_HOST_BINARY), YAML_HOST_PACKAGE],
+      ],
+      { cwd: YAML_HOST_MODULE, env: goEnv, timeout: BUILD_TIMEOUT_MS },
+    );
+    const seconds = Math.round((Date.now() - started) / 1000);
+    await writeFile(join(partial, BUILD_RECORD), `${JSON.stringify({ version, seconds })}\n`);
+    await rm(target, { recursive: true, force: true });
+    await rename(partial, target);
+  } catch (error) {
+    await rm(partial, { recursive: true, force: true });
+    const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim();
+    throw new Error(
+      `building pulumi-language-yaml ${version} from test/pulumi-cli/yaml-host failed: ${stderr.split("\n").slice(-5).join(" ") || String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+/** Makes `dir/name` a link to `target` (a new link renamed over the old, so never half-made). */
+async function linkInto(dir: string, name: string, target: string): Promise<void> {
+  const link = join(dir, name);
+  if ((await readlink(link).catch(() => "")) === target) return;
+  const temporary = join(dir, `.${name}.${process.pid}`);
+  await rm(temporary, { force: true });
+  await symlink(target, temporary);
+  await rename(temporary, link);
 }
