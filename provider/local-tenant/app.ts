@@ -41,35 +41,31 @@ export interface TlsOptions {
   cert: string;
 }
 
-/** Builds the application (not listening yet) around a shared context. */
-export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInstance {
-  const common = {
-    logger: false,
-    // A restart or stop must not wait for the keep-alive connections of the clients under test.
-    forceCloseConnections: true,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
-    // Failures the router meets before any route or hook (an undecodable path, an overlong id)
-    // would otherwise come out in Fastify's own shape.
-    // They skip the hooks, so they are counted here.
-    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-      const statusCode = error.statusCode ?? 400;
-      const message =
-        error.code === "FST_ERR_MAX_PARAM_LENGTH"
-          ? "Path validation error: a path parameter is longer than 1000 characters"
-          : "Path validation error: the path is not a valid URL";
-      context.stats.record(request.method, pathOf(request.url).slice(0, 200), statusCode);
-      reply.code(statusCode).send(new ApiError(statusCode, "invalid_uri", message).toBody());
-    },
-  };
-  // Fastify types an HTTPS instance apart from an HTTP one although the routes and hooks used here
-  // are the same; this file only needs the common surface.
-  const app = (tls === undefined
-    ? Fastify(common)
-    : Fastify({ ...common, https: tls })) as unknown as FastifyInstance;
+/**
+ * Answers, in the API's error shape, a failure the router meets before any route or hook (an
+ * undecodable path, an overlong id), which would otherwise come out in Fastify's own shape. Such
+ * a failure skips the hooks, so it is counted here.
+ */
+function answerFrameworkError(
+  context: ServerContext,
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const statusCode = error.statusCode ?? 400;
+  const message =
+    error.code === "FST_ERR_MAX_PARAM_LENGTH"
+      ? "Path validation error: a path parameter is longer than 1000 characters"
+      : "Path validation error: the path is not a valid URL";
+  context.stats.record(request.method, pathOf(request.url).slice(0, 200), statusCode);
+  reply.code(statusCode).send(new ApiError(statusCode, "invalid_uri", message).toBody());
+}
 
-  app.register(formbody);
-  // An empty JSON body is no body, as for a request without content type: clients that always send
-  // `content-type: application/json` (a DELETE included) must not get a 400 for it.
+/**
+ * An empty JSON body is no body, as for a request without content type: clients that always send
+ * `content-type: application/json` (a DELETE included) must not get a 400 for it.
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
   const defaultJsonParser = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
@@ -80,68 +76,167 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
     }
     defaultJsonParser(request, text, done);
   });
+}
 
-  app.addHook("onRequest", async (request, reply) => {
-    const area = areaOf(request.url);
-    if (area === "control") {
-      if (!isLoopback(request.socket.remoteAddress)) {
-        throw new ApiError(403, "forbidden", "The control routes answer loopback clients only");
-      }
-      return;
+/**
+ * The error an injected fault answers with (docs/local-tenant.md), in the shape of the area it
+ * hits: the OAuth shape on the token route, the API's elsewhere.
+ */
+function injectedFaultError(
+  area: TenantApiRequest["area"],
+  errorStatus: number,
+): ApiError | OAuthError {
+  const unavailable = errorStatus === 503;
+  const message = unavailable
+    ? "Service temporarily unavailable (injected fault)"
+    : "Internal error (injected fault)";
+  if (area === "authentication") {
+    return new OAuthError(
+      errorStatus,
+      unavailable ? "temporarily_unavailable" : "server_error",
+      message,
+    );
+  }
+  return new ApiError(errorStatus, unavailable ? "service_unavailable" : "internal_error", message);
+}
+
+/** Takes a token from the management API's bucket, saying so in the headers; 429 when empty. */
+function takeRateLimit(context: ServerContext, reply: FastifyReply): void {
+  const decision = context.bucket.take();
+  reply.header("x-ratelimit-limit", String(decision.limit));
+  reply.header("x-ratelimit-remaining", String(decision.remaining));
+  reply.header("x-ratelimit-reset", String(decision.reset));
+  if (!decision.allowed) {
+    throw new ApiError(429, "too_many_requests", "Global limit has been reached", {
+      "retry-after": String(decision.retryAfter ?? 1),
+    });
+  }
+}
+
+/**
+ * What happens before any route, in the platform's order: the control routes answer loopback
+ * clients only; otherwise the request is told of, the next fault applies (latency, a dropped
+ * connection), the rate limit, an injected error, then authentication.
+ */
+async function beforeRoute(
+  context: ServerContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
+  const area = areaOf(request.url);
+  if (area === "control") {
+    if (!isLoopback(request.socket.remoteAddress)) {
+      throw new ApiError(403, "forbidden", "The control routes answer loopback clients only");
     }
-    const told: TenantApiRequest = {
-      method: request.method,
-      route: routeOf(request),
-      path: pathOf(request.url),
-      area,
-    };
-    toldOf.set(request, told);
-    context.onRequest?.(told);
-    const plan = context.faults.next();
-    if (plan.latencyMs > 0) await delay(plan.latencyMs);
-    if (plan.drop) {
-      context.stats.record(request.method, routeOf(request), "dropped");
-      reply.hijack();
-      request.raw.socket.destroy();
-      return reply;
-    }
-    if (area === "management") {
-      const decision = context.bucket.take();
-      reply.header("x-ratelimit-limit", String(decision.limit));
-      reply.header("x-ratelimit-remaining", String(decision.remaining));
-      reply.header("x-ratelimit-reset", String(decision.reset));
-      if (!decision.allowed) {
-        throw new ApiError(429, "too_many_requests", "Global limit has been reached", {
-          "retry-after": String(decision.retryAfter ?? 1),
-        });
-      }
-    }
-    if (plan.errorStatus !== 0) {
-      const unavailable = plan.errorStatus === 503;
-      if (area === "authentication") {
-        throw new OAuthError(
-          plan.errorStatus,
-          unavailable ? "temporarily_unavailable" : "server_error",
-          unavailable
-            ? "Service temporarily unavailable (injected fault)"
-            : "Internal error (injected fault)",
-        );
-      }
-      throw new ApiError(
-        plan.errorStatus,
-        unavailable ? "service_unavailable" : "internal_error",
-        unavailable
-          ? "Service temporarily unavailable (injected fault)"
-          : "Internal error (injected fault)",
-      );
-    }
-    // Only matched routes are authenticated: an unknown path answers 404 or 501 whatever the token.
-    if (area === "management" && request.routeOptions.url !== undefined) {
-      setPrincipal(request, await context.auth.verify(request.headers.authorization));
-    }
+    return undefined;
+  }
+  const told: TenantApiRequest = {
+    method: request.method,
+    route: routeOf(request),
+    path: pathOf(request.url),
+    area,
+  };
+  toldOf.set(request, told);
+  context.onRequest?.(told);
+  const plan = context.faults.next();
+  if (plan.latencyMs > 0) await delay(plan.latencyMs);
+  if (plan.drop) {
+    context.stats.record(request.method, routeOf(request), "dropped");
+    reply.hijack();
+    request.raw.socket.destroy();
+    return reply;
+  }
+  if (area === "management") takeRateLimit(context, reply);
+  if (plan.errorStatus !== 0) throw injectedFaultError(area, plan.errorStatus);
+  // Only matched routes are authenticated: an unknown path answers 404 or 501 whatever the token.
+  if (area === "management" && request.routeOptions.url !== undefined) {
+    setPrincipal(request, await context.auth.verify(request.headers.authorization));
+  }
+  return undefined;
+}
+
+/**
+ * One error shape for every failure, Fastify's own included: the OAuth shape on the token route,
+ * the API's elsewhere; an unexpected failure of this server is a 500 and is written to stderr.
+ */
+function answerError(
+  error: FastifyError | ApiError | OAuthError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  if (error instanceof ApiError) {
+    reply.headers(error.headers).code(error.statusCode).send(error.toBody());
     return;
-  });
+  }
+  if (error instanceof OAuthError) {
+    reply.code(error.statusCode).send(error.toBody());
+    return;
+  }
+  const given = error.statusCode;
+  const statusCode = given !== undefined && given >= 400 && given < 600 ? given : 500;
+  if (statusCode >= 500) {
+    // An unexpected failure of this server: say so where a developer will look.
+    process.stderr.write(`tenant-api: ${request.method} ${request.url}: ${error.stack ?? error}\n`);
+  }
+  const message = statusCode >= 500 ? "Internal error" : error.message;
+  if (areaOf(request.url) === "authentication") {
+    const oauth = new OAuthError(
+      statusCode,
+      statusCode >= 500 ? "server_error" : "invalid_request",
+      message,
+    );
+    reply.code(statusCode).send(oauth.toBody());
+    return;
+  }
+  reply
+    .code(statusCode)
+    .send(new ApiError(statusCode, defaultErrorCode(statusCode), message).toBody());
+}
 
+/**
+ * A request no route matched: 501 naming it for a management route the local tenant does not
+ * serve, 404 for a path outside the API or a method a served route lacks (docs/local-tenant.md).
+ */
+function answerNotFound(request: FastifyRequest, reply: FastifyReply): void {
+  const path = pathOf(request.url);
+  if (areaOf(request.url) === "management" && !isServedPath(path)) {
+    reply.code(501).send({
+      statusCode: 501,
+      error: reasonPhrase(501),
+      message:
+        `the local tenant does not serve ${request.method} ${path}: it serves only what ` +
+        "pulumi-tenant calls (the clients, the event streams and the push provider selection)",
+      errorCode: "not_implemented",
+    });
+    return;
+  }
+  reply.code(404).send({
+    statusCode: 404,
+    error: reasonPhrase(404),
+    message: `Route ${request.method}:${pathOf(request.url)} not found`,
+    errorCode: "not_found",
+  });
+}
+
+/** Builds the application (not listening yet) around a shared context. */
+export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInstance {
+  const common = {
+    logger: false,
+    // A restart or stop must not wait for the keep-alive connections of the clients under test.
+    forceCloseConnections: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+      answerFrameworkError(context, error, request, reply),
+  };
+  // Fastify types an HTTPS instance apart from an HTTP one although the routes and hooks used here
+  // are the same; this file only needs the common surface.
+  const app = (tls === undefined
+    ? Fastify(common)
+    : Fastify({ ...common, https: tls })) as unknown as FastifyInstance;
+
+  app.register(formbody);
+  acceptEmptyJsonBodies(app);
+  app.addHook("onRequest", (request, reply) => beforeRoute(context, request, reply));
   // Counted when the answer is about to leave, not when it has left: a test that reads the counters
   // right after its response arrived must see that response counted.
   app.addHook("onSend", async (request, reply, payload) => {
@@ -152,59 +247,8 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
     }
     return payload;
   });
-
-  app.setErrorHandler((error: FastifyError | ApiError | OAuthError, request, reply) => {
-    if (error instanceof ApiError) {
-      reply.headers(error.headers).code(error.statusCode).send(error.toBody());
-      return;
-    }
-    if (error instanceof OAuthError) {
-      reply.code(error.statusCode).send(error.toBody());
-      return;
-    }
-    const given = error.statusCode;
-    const statusCode = given !== undefined && given >= 400 && given < 600 ? given : 500;
-    if (statusCode >= 500) {
-      // An unexpected failure of this server: say so where a developer will look.
-      process.stderr.write(
-        `tenant-api: ${request.method} ${request.url}: ${error.stack ?? error}\n`,
-      );
-    }
-    const message = statusCode >= 500 ? "Internal error" : error.message;
-    if (areaOf(request.url) === "authentication") {
-      const oauth = new OAuthError(
-        statusCode,
-        statusCode >= 500 ? "server_error" : "invalid_request",
-        message,
-      );
-      reply.code(statusCode).send(oauth.toBody());
-      return;
-    }
-    reply
-      .code(statusCode)
-      .send(new ApiError(statusCode, defaultErrorCode(statusCode), message).toBody());
-  });
-
-  app.setNotFoundHandler((request, reply) => {
-    const path = pathOf(request.url);
-    if (areaOf(request.url) === "management" && !isServedPath(path)) {
-      reply.code(501).send({
-        statusCode: 501,
-        error: reasonPhrase(501),
-        message:
-          `the local tenant does not serve ${request.method} ${path}: it serves only what ` +
-          "pulumi-tenant calls (the clients, the event streams and the push provider selection)",
-        errorCode: "not_implemented",
-      });
-      return;
-    }
-    reply.code(404).send({
-      statusCode: 404,
-      error: reasonPhrase(404),
-      message: `Route ${request.method}:${pathOf(request.url)} not found`,
-      errorCode: "not_found",
-    });
-  });
+  app.setErrorHandler(answerError);
+  app.setNotFoundHandler(answerNotFound);
 
   registerManagementRoutes(app, context);
   registerOAuthRoutes(app, context);

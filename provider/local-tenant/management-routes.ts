@@ -22,7 +22,7 @@ import {
 } from "./clients.js";
 import { principalOf, type ServerContext } from "./context.js";
 import { ApiError } from "./errors.js";
-import type { PushProvider } from "./store.js";
+import type { PushProvider, TenantStore } from "./store.js";
 import { validateWire } from "./wire.js";
 
 /** Path of the push provider selection. */
@@ -133,10 +133,8 @@ function noSuchEventStream(): ApiError {
   return new ApiError(404, "inexistent_event_stream", "The event stream does not exist");
 }
 
-/** Registers the management API routes. */
-export function registerManagementRoutes(app: FastifyInstance, context: ServerContext): void {
-  const { store } = context;
-
+/** The push provider selection: read and set (docs/platform.md). */
+function registerPushProviderRoutes(app: FastifyInstance, store: TenantStore): void {
   app.get(SELECTED_PROVIDER_ROUTE, async (request) => {
     requireScope(principalOf(request), "read:guardian_factors");
     return { provider: store.getProvider() };
@@ -152,7 +150,10 @@ export function registerManagementRoutes(app: FastifyInstance, context: ServerCo
     store.setProvider(provider);
     return { provider };
   });
+}
 
+/** The clients: the list, one client, and the PATCH that changes it (docs/platform.md). */
+function registerClientRoutes(app: FastifyInstance, store: TenantStore): void {
   app.get(CLIENTS_ROUTE, async (request) => {
     const principal = principalOf(request);
     requireScope(principal, "read:clients");
@@ -199,7 +200,10 @@ export function registerManagementRoutes(app: FastifyInstance, context: ServerCo
     store.putClient(updated);
     return updated;
   });
+}
 
+/** The event streams: the list, one stream, and its deletion (docs/platform.md). */
+function registerEventStreamRoutes(app: FastifyInstance, store: TenantStore): void {
   app.get(EVENT_STREAMS_ROUTE, async (request) => {
     requireScope(principalOf(request), "read:event_streams");
     const { from, take } = eventStreamListQuery(request.query as Record<string, unknown>);
@@ -225,4 +229,11 @@ export function registerManagementRoutes(app: FastifyInstance, context: ServerCo
     reply.code(204);
     return reply.send();
   });
+}
+
+/** Registers the management API routes. */
+export function registerManagementRoutes(app: FastifyInstance, context: ServerContext): void {
+  registerPushProviderRoutes(app, context.store);
+  registerClientRoutes(app, context.store);
+  registerEventStreamRoutes(app, context.store);
 }

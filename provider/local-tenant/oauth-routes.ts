@@ -8,6 +8,7 @@ import type { FastifyInstance } from "fastify";
 import { secretsEqual } from "./auth.js";
 import type { ServerContext } from "./context.js";
 import { OAuthError } from "./errors.js";
+import type { TenantStore } from "./store.js";
 
 /** Path of the token endpoint (a trailing slash, as the spec writes it, is accepted too). */
 export const TOKEN_ROUTE = "/oauth/token";
@@ -48,84 +49,108 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   };
 }
 
+/** The token request's parameters; only the client credentials grant is served. */
+function tokenParameters(raw: unknown): Record<string, unknown> {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw new OAuthError(400, "invalid_request", "The body must be an object of parameters");
+  }
+  const body = raw as Record<string, unknown>;
+  const grantType = parameter(body, "grant_type");
+  if (grantType === undefined) {
+    throw new OAuthError(400, "invalid_request", "Missing required parameter: grant_type");
+  }
+  if (grantType !== "client_credentials") {
+    throw new OAuthError(400, "unsupported_grant_type", `Unsupported grant type: ${grantType}`);
+  }
+  return body;
+}
+
+/**
+ * The id of the client the request authenticates, by one method only (HTTP Basic or the body's
+ * `client_id` and `client_secret`), which must be allowed the client credentials grant.
+ */
+function authenticatedClient(
+  store: TenantStore,
+  authorization: string | undefined,
+  body: Record<string, unknown>,
+): string {
+  const basic = basicCredentials(authorization);
+  const bodyId = parameter(body, "client_id");
+  const bodySecret = parameter(body, "client_secret");
+  if (basic !== undefined && (bodyId !== undefined || bodySecret !== undefined)) {
+    throw new OAuthError(400, "invalid_request", "Use only one client authentication method");
+  }
+  const clientId = basic?.id ?? bodyId;
+  const secret = basic?.secret ?? bodySecret;
+  if (clientId === undefined) {
+    throw new OAuthError(400, "invalid_request", "Missing required parameter: client_id");
+  }
+  const client = store.getClient(clientId);
+  const expected = client?.client_secret;
+  if (secret === undefined || typeof expected !== "string" || !secretsEqual(secret, expected)) {
+    throw new OAuthError(401, "access_denied", "Unauthorized");
+  }
+  const grantTypes = client?.grant_types;
+  if (!Array.isArray(grantTypes) || !grantTypes.includes("client_credentials")) {
+    throw new OAuthError(
+      403,
+      "unauthorized_client",
+      "Grant type 'client_credentials' not allowed for the client.",
+    );
+  }
+  return clientId;
+}
+
+/**
+ * The scopes a token for `clientId` carries: its grant for this server's audience, narrowed to
+ * the requested ones if the request names some (OAuth lets the caller ask for fewer scopes than
+ * it was granted; it never gets more).
+ */
+function tokenScopes(
+  context: ServerContext,
+  clientId: string,
+  body: Record<string, unknown>,
+): string[] {
+  const audience = parameter(body, "audience");
+  if (audience === undefined) {
+    throw new OAuthError(
+      403,
+      "access_denied",
+      "No audience parameter was provided, and no default audience has been configured",
+    );
+  }
+  if (audience !== context.auth.audience) {
+    throw new OAuthError(403, "access_denied", `Service not found: ${audience}`);
+  }
+  const granted = context.store.grantedScopes(clientId);
+  if (granted === undefined) {
+    throw new OAuthError(
+      403,
+      "access_denied",
+      `Client is not authorized to access "${audience}". You need to create a "client-grant" associated to this API.`,
+    );
+  }
+  const requested = parameter(body, "scope");
+  if (requested === undefined || requested.trim() === "") return granted;
+  const wanted = requested.split(/\s+/).filter((s) => s !== "");
+  const scopes = granted.filter((scope) => wanted.includes(scope));
+  if (scopes.length === 0) {
+    throw new OAuthError(
+      403,
+      "access_denied",
+      `Client has not been granted scopes: ${wanted.join(", ")}`,
+    );
+  }
+  return scopes;
+}
+
 /** Registers the token endpoint and the key set. */
 export function registerOAuthRoutes(app: FastifyInstance, context: ServerContext): void {
-  const { store, auth } = context;
-
   app.post(TOKEN_ROUTE, async (request, reply): Promise<TokenResponse> => {
-    const raw: unknown = request.body ?? {};
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-      throw new OAuthError(400, "invalid_request", "The body must be an object of parameters");
-    }
-    const body = raw as Record<string, unknown>;
-    const grantType = parameter(body, "grant_type");
-    if (grantType === undefined) {
-      throw new OAuthError(400, "invalid_request", "Missing required parameter: grant_type");
-    }
-    if (grantType !== "client_credentials") {
-      throw new OAuthError(400, "unsupported_grant_type", `Unsupported grant type: ${grantType}`);
-    }
-
-    const basic = basicCredentials(request.headers.authorization);
-    const bodyId = parameter(body, "client_id");
-    const bodySecret = parameter(body, "client_secret");
-    if (basic !== undefined && (bodyId !== undefined || bodySecret !== undefined)) {
-      throw new OAuthError(400, "invalid_request", "Use only one client authentication method");
-    }
-    const clientId = basic?.id ?? bodyId;
-    const secret = basic?.secret ?? bodySecret;
-    if (clientId === undefined) {
-      throw new OAuthError(400, "invalid_request", "Missing required parameter: client_id");
-    }
-    const client = store.getClient(clientId);
-    const expected = client?.client_secret;
-    if (secret === undefined || typeof expected !== "string" || !secretsEqual(secret, expected)) {
-      throw new OAuthError(401, "access_denied", "Unauthorized");
-    }
-    const grantTypes = client?.grant_types;
-    if (!Array.isArray(grantTypes) || !grantTypes.includes("client_credentials")) {
-      throw new OAuthError(
-        403,
-        "unauthorized_client",
-        "Grant type 'client_credentials' not allowed for the client.",
-      );
-    }
-
-    const audience = parameter(body, "audience");
-    if (audience === undefined) {
-      throw new OAuthError(
-        403,
-        "access_denied",
-        "No audience parameter was provided, and no default audience has been configured",
-      );
-    }
-    if (audience !== auth.audience) {
-      throw new OAuthError(403, "access_denied", `Service not found: ${audience}`);
-    }
-    const granted = store.grantedScopes(clientId);
-    if (granted === undefined) {
-      throw new OAuthError(
-        403,
-        "access_denied",
-        `Client is not authorized to access "${audience}". You need to create a "client-grant" associated to this API.`,
-      );
-    }
-    // OAuth lets the caller ask for fewer scopes than it was granted; it never gets more.
-    const requested = parameter(body, "scope");
-    let scopes = granted;
-    if (requested !== undefined && requested.trim() !== "") {
-      const wanted = requested.split(/\s+/).filter((s) => s !== "");
-      scopes = granted.filter((scope) => wanted.includes(scope));
-      if (scopes.length === 0) {
-        throw new OAuthError(
-          403,
-          "access_denied",
-          `Client has not been granted scopes: ${wanted.join(", ")}`,
-        );
-      }
-    }
-
-    const accessToken = await auth.issue(clientId, scopes, context.tokenTtlSeconds);
+    const body = tokenParameters(request.body ?? {});
+    const clientId = authenticatedClient(context.store, request.headers.authorization, body);
+    const scopes = tokenScopes(context, clientId, body);
+    const accessToken = await context.auth.issue(clientId, scopes, context.tokenTtlSeconds);
     reply.header("cache-control", "no-store").header("pragma", "no-cache");
     return {
       access_token: accessToken,
@@ -135,5 +160,5 @@ export function registerOAuthRoutes(app: FastifyInstance, context: ServerContext
     };
   });
 
-  app.get(JWKS_ROUTE, async () => auth.jwks());
+  app.get(JWKS_ROUTE, async () => context.auth.jwks());
 }
