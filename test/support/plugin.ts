@@ -1,0 +1,66 @@
+/**
+ * The provider plugin as a user gets it: the package packed and installed in a user project
+ * (never the checkout), its `pulumi-tenant plugin` command writing the plugin tarball, and that
+ * tarball installed into a project's `PULUMI_HOME` with `pulumi plugin install` (docs/plugin.md,
+ * "How users get the plugin").
+ */
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { STEP_BOUNDS_MS } from "./budgets.js";
+import { installPackedPackage, REPO_ROOT } from "./installed-package.js";
+import type { PulumiProject } from "./pulumi.js";
+import { runStepOrThrow } from "./steps.js";
+
+/** The plugin tarball made by the installed package, and what to remove afterwards. */
+export interface PluginTarball {
+  readonly path: string;
+  readonly bytes: number;
+  readonly version: string;
+  remove(): Promise<void>;
+}
+
+/**
+ * Installs the packed package into a user project and runs its `pulumi-tenant plugin --out DIR`
+ * with Node.js's `node`: the tarball a deploy machine without npm gets.
+ */
+export async function packedPluginTarball(): Promise<PluginTarball> {
+  const project = await installPackedPackage();
+  const out = await mkdtemp(join(tmpdir(), "tenant-plugin-"));
+  try {
+    const cli = join(project.dir, "node_modules", "pulumi-tenant", "dist", "provider", "cli.js");
+    const { stdout } = await runStepOrThrow(process.execPath, [cli, "plugin", "--out", out], {
+      cwd: project.dir,
+      boundMs: STEP_BOUNDS_MS.node,
+      label: "pulumi-tenant plugin",
+    });
+    const path = stdout.trim().split(" (")[0] ?? "";
+    const { version } = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8"));
+    return {
+      path,
+      bytes: (await stat(path)).size,
+      version,
+      remove: async () => {
+        await rm(out, { recursive: true, force: true });
+        await project.remove();
+      },
+    };
+  } catch (error) {
+    await rm(out, { recursive: true, force: true });
+    await project.remove();
+    throw error;
+  }
+}
+
+/** `pulumi plugin install resource tenant VERSION --file TARBALL` into the project's PULUMI_HOME. */
+export async function installPlugin(project: PulumiProject, tarball: PluginTarball): Promise<void> {
+  await project.cliCommand([
+    "plugin",
+    "install",
+    "resource",
+    "tenant",
+    tarball.version,
+    "--file",
+    tarball.path,
+  ]);
+}
