@@ -5,13 +5,14 @@
  * update check, no plugin acquisition, no plugins from PATH. What a run did is read from the CLI's
  * exit code, its output and its engine event log.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { promisify, stripVTControlCharacters } from "node:util";
+import { stripVTControlCharacters } from "node:util";
 import { parse, stringify } from "yaml";
+import { STEP_BOUNDS_MS } from "./budgets.js";
 import {
   DEFAULT_NODE_LINE,
   findNodeRuntime,
@@ -20,8 +21,10 @@ import {
   withNode,
 } from "./node-runtimes.js";
 import { ensurePulumiCli, type PulumiCli } from "./pulumi-cli.js";
+import { runStep } from "./steps.js";
 
-const execFileAsync = promisify(execFile);
+// The process tree of a CLI run: the tests that kill a run mid-way take them from here.
+export { killProcessTree, type ProcessInfo, processTree } from "./steps.js";
 
 /** The passphrase of every test stack's secrets. */
 export const PASSPHRASE = "e2e-passphrase";
@@ -52,7 +55,10 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** Called with the CLI's process once it started (to kill it mid-run, say). */
   onStart?: (cli: ChildProcess) => void;
-  /** Bound for the whole command; past it the CLI and its children are killed. */
+  /**
+   * Bound for the whole command; past it the CLI and its children are killed and the result's
+   * `error` says so. By default `STEP_BOUNDS_MS.pulumiOperation` (test/support/budgets.ts).
+   */
   timeoutMs?: number;
 }
 
@@ -173,9 +179,14 @@ export class PulumiProject {
       // The program's own `main:` (a file, say) is kept, now relative to the new project, and so
       // are its runtime options (ts-node or Node.js's type stripping).
       const main = relative(project.dir, join(options.program, String(own.main ?? "")));
+      // A Pulumi YAML program is its Pulumi.yaml: it is copied whole, renamed.
       await writeFile(
         join(project.dir, "Pulumi.yaml"),
-        stringify({ name, runtime: own.runtime ?? "nodejs", main }),
+        stringify(
+          own.runtime === "yaml"
+            ? { ...own, name }
+            : { name, runtime: own.runtime ?? "nodejs", main },
+        ),
       );
       await project.cliCommand([
         "stack",
@@ -229,20 +240,30 @@ export class PulumiProject {
     return env;
   }
 
-  /** Runs `pulumi <args>` in the project (not an operation: stack, config, export); throws on failure. */
+  /**
+   * Runs `pulumi <args>` in the project (not an operation: stack, config, export), as a step
+   * bounded by `STEP_BOUNDS_MS.pulumiCommand`; throws on failure, naming the command (its first two
+   * words: the rest may be config values, secrets among them).
+   */
   async cliCommand(args: string[], env: Record<string, string | undefined> = {}): Promise<string> {
-    try {
-      const { stdout } = await execFileAsync(this.cli.path, [...args, "--non-interactive"], {
-        cwd: this.dir,
-        env: this.env(env),
-        timeout: 60_000,
-        maxBuffer: 64 * 1024 * 1024,
-      });
-      return stdout;
-    } catch (error) {
-      const stderr = String((error as { stderr?: unknown }).stderr ?? error).trim();
-      throw new Error(`pulumi ${args.slice(0, 2).join(" ")} failed: ${stderr}`, { cause: error });
+    const label = `pulumi ${args.slice(0, 2).join(" ")}`;
+    const result = await runStep(this.cli.path, [...args, "--non-interactive"], {
+      cwd: this.dir,
+      env: this.env(env),
+      boundMs: STEP_BOUNDS_MS.pulumiCommand,
+      label,
+    });
+    if (result.killed !== undefined) throw new Error(result.killed);
+    if (result.exitCode !== 0) {
+      throw new Error(`${label} failed: ${(result.stderr || result.stdout).trim()}`);
     }
+    return result.stdout;
+  }
+
+  /** Rewrites the project's Pulumi.yaml with `edit` (a YAML program changed between runs). */
+  async editProgram(edit: (text: string) => string): Promise<void> {
+    const file = join(this.dir, "Pulumi.yaml");
+    await writeFile(file, edit(await readFile(file, "utf8")));
   }
 
   /** The stack's state as `pulumi stack export` gives it (secrets decrypted when asked). */
@@ -283,15 +304,14 @@ export class PulumiProject {
       ...(options.parallel !== undefined ? ["--parallel", String(options.parallel)] : []),
       ...(options.args ?? []),
     ];
-    const { exitCode, output } = await spawnCli(this.cli.path, args, {
+    return runCli(this.cli.path, args, {
       cwd: this.dir,
       env: this.env(options.env),
-      timeoutMs: options.timeoutMs ?? 180_000,
+      boundMs: options.timeoutMs ?? STEP_BOUNDS_MS.pulumiOperation,
+      label: operationLabel(command, options),
+      eventLog,
       ...(options.onStart ? { onStart: options.onStart } : {}),
     });
-    const events = await readEvents(eventLog);
-    await rm(eventLog, { force: true });
-    return resultOf(exitCode, output, events);
   }
 
   async remove(): Promise<void> {
@@ -370,43 +390,61 @@ function projectFile(path: string): Record<string, unknown> {
 }
 
 /**
- * Spawns the CLI in a process group of its own and waits for it to exit, gathering its output. On
- * the time limit the CLI and every process descended from it are killed (its language host,
- * program and provider hosts, each in a group of its own), so no child outlives the run.
+ * How a timeout message or a killed run names an operation: the command and the flags that say
+ * what it does (`pulumi refresh --preview-only --expect-no-changes`), without those of every run.
  */
-async function spawnCli(
+function operationLabel(command: PulumiCommand, options: RunOptions): string {
+  return [
+    "pulumi",
+    command,
+    ...(options.expectNoChanges ? ["--expect-no-changes"] : []),
+    ...(options.previewOnly ? ["--preview-only"] : []),
+    ...(options.skipPreview ? ["--skip-preview"] : []),
+    ...(options.runProgram ? ["--run-program"] : []),
+    ...(options.clearPendingCreates ? ["--clear-pending-creates"] : []),
+    ...(options.parallel !== undefined ? ["--parallel", String(options.parallel)] : []),
+    ...(options.args ?? []),
+  ].join(" ");
+}
+
+/** How {@link runCli} runs the CLI. */
+export interface CliRunOptions {
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** Past this the CLI and every process it started are killed, and `error` says so. */
+  readonly boundMs: number;
+  /** How messages name the run: `pulumi up --skip-preview`. */
+  readonly label: string;
+  /** The file the run's `--event-log` names: read, then removed. */
+  readonly eventLog?: string;
+  readonly onStart?: (cli: ChildProcess) => void;
+}
+
+/**
+ * Runs the CLI as a step (test/support/steps.ts: in a process group of its own, recorded while it
+ * runs, killed with every process descended from it past its bound, so no child outlives the run)
+ * and reads what it did from its exit code, its output and its event log. A run killed by its bound
+ * fails with an `error` that starts by saying so (`pulumi up was killed after 180 s, its bound`),
+ * whatever else the run reported. Exported so that this is tested with a stand-in command.
+ */
+export async function runCli(
   cli: string,
-  args: string[],
-  options: {
-    cwd: string;
-    env: NodeJS.ProcessEnv;
-    timeoutMs: number;
-    onStart?: (cli: ChildProcess) => void;
-  },
-): Promise<{ exitCode: number; output: string }> {
-  const child = spawn(cli, args, {
+  args: readonly string[],
+  options: CliRunOptions,
+): Promise<PulumiResult> {
+  const step = await runStep(cli, args, {
     cwd: options.cwd,
     env: options.env,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+    boundMs: options.boundMs,
+    label: options.label,
+    ...(options.onStart ? { onStart: options.onStart } : {}),
   });
-  const chunks: string[] = [];
-  child.stdout.setEncoding("utf8").on("data", (text: string) => chunks.push(text));
-  child.stderr.setEncoding("utf8").on("data", (text: string) => chunks.push(text));
-  const timer = setTimeout(() => {
-    chunks.push(`\n(killed after ${options.timeoutMs} ms)\n`);
-    if (child.pid !== undefined) killProcessTree(child.pid);
-  }, options.timeoutMs);
-  options.onStart?.(child);
-  try {
-    const exitCode = await new Promise<number>((resolve, reject) => {
-      child.on("error", reject);
-      child.on("close", (code, signal) => resolve(code ?? (signal ? 128 + 9 : 1)));
-    });
-    return { exitCode, output: stripVTControlCharacters(chunks.join("")) };
-  } finally {
-    clearTimeout(timer);
-  }
+  const events = options.eventLog === undefined ? [] : await readEvents(options.eventLog);
+  if (options.eventLog !== undefined) await rm(options.eventLog, { force: true });
+  const output = stripVTControlCharacters(
+    step.killed === undefined ? step.output : `${step.output}\n(${step.killed})\n`,
+  );
+  return resultOf(step.exitCode, output, events, step.killed);
 }
 
 async function readEvents(path: string): Promise<EngineEvent[]> {
@@ -436,8 +474,13 @@ interface StepMetadata {
 
 const REPLACEMENT_OPS = new Set(["replace", "create-replacement", "delete-replaced"]);
 
-/** Steps, counts and errors of a run from its engine events. */
-function resultOf(exitCode: number, output: string, events: EngineEvent[]): PulumiResult {
+/** Steps, counts and errors of a run from its engine events; `killed`, when its bound killed it. */
+function resultOf(
+  exitCode: number,
+  output: string,
+  events: EngineEvent[],
+  killed?: string,
+): PulumiResult {
   const steps = new Map<string, Step>();
   const diagnostics: string[] = [];
   const errors: string[] = [];
@@ -492,6 +535,7 @@ function resultOf(exitCode: number, output: string, events: EngineEvent[]): Pulu
   for (const line of output.split("\n")) {
     if (line.startsWith("error: ")) errors.push(line.slice("error: ".length).trim());
   }
+  if (killed !== undefined) errors.unshift(killed);
   const lastWords = output.trim().split("\n").slice(-3).join("\n");
   const error =
     errors.length > 0 ? errors.join("\n") : exitCode !== 0 ? lastWords || undefined : undefined;
@@ -511,69 +555,4 @@ function resultOf(exitCode: number, output: string, events: EngineEvent[]): Pulu
 
 function isInternal(type: string): boolean {
   return type === "pulumi:pulumi:Stack" || type.startsWith("pulumi:providers:");
-}
-
-/** A process of a CLI run, as Linux's /proc shows it. */
-export interface ProcessInfo {
-  pid: number;
-  ppid: number;
-  /** Its process group. */
-  pgid: number;
-  /** Its command line. */
-  args: string[];
-}
-
-/**
- * `pid` and every process descended from it, parents before children, read from Linux's /proc.
- * Pulumi starts each plugin (the language host, each provider host) in a process group of its own
- * (`cmdutil.RegisterProcessGroup`, which sets setpgid), so the CLI's process group holds the CLI
- * alone: its plugins are found by parentage.
- */
-export function processTree(pid: number): ProcessInfo[] {
-  const all: ProcessInfo[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(join("/proc", entry, "stat"), "utf8");
-      // After the command name, in parentheses and possibly with spaces: state, ppid, pgrp, ...
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const args = readFileSync(join("/proc", entry, "cmdline"), "utf8").split("\0");
-      all.push({
-        pid: Number(entry),
-        ppid: Number(fields[1]),
-        pgid: Number(fields[2]),
-        args: args.filter((arg) => arg !== ""),
-      });
-    } catch {
-      // It exited while being read.
-    }
-  }
-  const tree = all.filter((p) => p.pid === pid);
-  // Each process is added once, under its one parent: the loop ends with the list.
-  for (let i = 0; i < tree.length; i += 1) {
-    const parent = tree[i]?.pid;
-    tree.push(...all.filter((p) => p.ppid === parent && p.pid !== pid));
-  }
-  return tree;
-}
-
-/**
- * Kills `pid` and every process descended from it with SIGKILL, as the end of a CI job does: the
- * root first (so it starts nothing more), then every process group led by one of them (a child a
- * plugin started meanwhile is in its group), then each process. Returns the processes it found.
- */
-export function killProcessTree(pid: number): ProcessInfo[] {
-  const tree = processTree(pid);
-  const kill = (target: number) => {
-    try {
-      process.kill(target, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  };
-  kill(pid);
-  const leaders = new Set(tree.map((p) => p.pid));
-  for (const group of new Set(tree.map((p) => p.pgid))) if (leaders.has(group)) kill(-group);
-  for (const p of tree) kill(p.pid);
-  return tree;
 }
