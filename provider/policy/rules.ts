@@ -10,6 +10,7 @@
  * @module
  */
 
+import type { ClientSettingsField } from "../schema/index.js";
 import { REDIRECT_URL_FIELDS, urlFindings } from "./urls.js";
 
 /** The stable names of the rules: what a policy config file and a violation name them by. */
@@ -58,6 +59,8 @@ export interface Violation {
   /** `callbacks[1]`, `refreshToken`, `jwtConfiguration.alg`. */
   readonly field: string;
   readonly value: unknown;
+  /** What is wrong with the value and what to do: `uses plain http to a host that is not loopback; use https`. */
+  readonly reason: string;
   /** `ClientSettings "web": callbacks[1] "http://app.example.com/cb" uses plain http ...`. */
   readonly message: string;
 }
@@ -66,10 +69,21 @@ export interface Violation {
 export interface TenantRule {
   readonly name: RuleName;
   readonly description: string;
+  /**
+   * Why the rule exists and why it has its level, in a few sentences (docs/policy.md, "The
+   * rules"): the help a report shows next to a finding, e.g. a code-scanning dashboard's.
+   */
+  readonly help: string;
   /** The level a pack takes unless its config says otherwise. */
   readonly enforcementLevel: "mandatory" | "advisory";
   /** The config members it reads, if any. */
   readonly config: readonly RuleConfigMember[];
+  /**
+   * Every declared field its judgement reads: a reader of the live tenant (`pulumi-tenant audit`)
+   * asks for these, so a rule sees the same inputs whichever way it is run. A rule that reads a
+   * field not listed here would judge a live client on less than a program declares.
+   */
+  readonly fields: readonly ClientSettingsField[];
   judge(declared: Declared): Violation[];
 }
 
@@ -81,6 +95,7 @@ function violation(declared: Declared, field: string, value: unknown, wrong: str
   return {
     field,
     value,
+    reason: wrong,
     message: `${declared.resource}: ${field} ${JSON.stringify(value)} ${wrong}`,
   };
 }
@@ -122,12 +137,13 @@ const inAllowedStack = ({ stack, config }: Declared): boolean =>
 
 /** A rule about one URL at a time. */
 function urlRule(
-  rule: Omit<TenantRule, "judge">,
+  rule: Omit<TenantRule, "judge" | "fields">,
   finds: (url: string, declared: Declared) => boolean,
   wrong: string,
 ): TenantRule {
   return {
     ...rule,
+    fields: REDIRECT_URL_FIELDS,
     judge: (declared) =>
       declaredUrls(declared.props)
         .filter(({ url }) => finds(url, declared))
@@ -137,14 +153,15 @@ function urlRule(
 
 /** A rule about one boolean field that should not be `value`. */
 function flagRule(
-  rule: Omit<TenantRule, "judge" | "config">,
-  field: string,
+  rule: Omit<TenantRule, "judge" | "config" | "fields">,
+  field: ClientSettingsField,
   value: boolean,
   wrong: string,
 ): TenantRule {
   return {
     ...rule,
     config: [],
+    fields: [field],
     judge: (declared) =>
       declared.props[field] === value ? [violation(declared, field, value, wrong)] : [],
   };
@@ -170,6 +187,7 @@ export const TENANT_RULES: readonly TenantRule[] = [
       name: "tenant-url-plain-http",
       description:
         "Redirect URLs and origins use https, except to loopback: plain http exposes codes and tokens on the way.",
+      help: "A redirect URL (callbacks, allowedLogoutUrls, initiateLoginUri) or origin (webOrigins, allowedOrigins) over plain http:// to a host that is not loopback sends authorization codes and tokens in clear to anyone on the path. Loopback is judged by tenant-url-loopback. A host reached over plain http on purpose goes in allowedHosts.",
       enforcementLevel: "mandatory",
       config: ["allowedHosts"],
     },
@@ -181,6 +199,7 @@ export const TENANT_RULES: readonly TenantRule[] = [
       name: "tenant-url-loopback",
       description:
         "Redirect URLs and origins point at no loopback host outside the stacks where that is fine.",
+      help: "localhost, 127.0.0.0/8 or [::1] is right in a developer's stack and a mistake in production: any program on the user's machine could receive the code. The stacks where it is fine go in allowedStacks.",
       enforcementLevel: "advisory",
       config: ["allowedStacks"],
     },
@@ -192,6 +211,7 @@ export const TENANT_RULES: readonly TenantRule[] = [
       name: "tenant-url-wildcard",
       description:
         "Redirect URLs and origins have no wildcard: the platform advises against them in production.",
+      help: "A wildcard lets any matching host (a forgotten subdomain) receive codes and tokens; the platform advises against wildcards in production. The stacks where it is fine go in allowedStacks.",
       enforcementLevel: "advisory",
       config: ["allowedStacks"],
     },
@@ -201,6 +221,8 @@ export const TENANT_RULES: readonly TenantRule[] = [
   {
     name: "tenant-grant-type-forbidden",
     description: "No implicit and no password grant: RFC 9700 says they must not be used.",
+    help: "RFC 9700 (the OAuth 2.0 Security Best Current Practice): the implicit grant should not be used (tokens in the URL, no sender constraint) and the resource owner password grant must not be used.",
+    fields: ["grantTypes"],
     enforcementLevel: "mandatory",
     config: [],
     judge: (declared) =>
@@ -213,6 +235,8 @@ export const TENANT_RULES: readonly TenantRule[] = [
     name: "tenant-grant-type-app-type",
     description:
       "Grant types fit the declared appType: a single-page app uses authorization_code and refresh_token, a machine client_credentials.",
+    help: "A single-page app uses only authorization_code and refresh_token; a machine-to-machine app (non_interactive) only client_credentials. Judged only where appType is known.",
+    fields: ["appType", "grantTypes"],
     enforcementLevel: "advisory",
     config: [],
     judge: (declared) => {
@@ -235,6 +259,8 @@ export const TENANT_RULES: readonly TenantRule[] = [
     name: "tenant-public-client-credentials",
     description:
       'No client_credentials grant on a client with tokenEndpointAuthMethod "none": a public client has no secret.',
+    help: 'client_credentials on a client with tokenEndpointAuthMethod "none": a public client has no secret to prove who it is.',
+    fields: ["tokenEndpointAuthMethod", "grantTypes"],
     enforcementLevel: "mandatory",
     config: [],
     judge: (declared) =>
@@ -255,6 +281,8 @@ export const TENANT_RULES: readonly TenantRule[] = [
     name: "tenant-refresh-token-forever",
     description:
       "Refresh tokens rotate or expire: one that does neither works forever once stolen.",
+    help: "A refresh token that neither rotates nor expires works forever once stolen. RFC 9700 requires rotation or sender constraint only for public clients, hence advisory.",
+    fields: ["refreshToken"],
     enforcementLevel: "advisory",
     config: [],
     judge: (declared) => {
@@ -274,6 +302,8 @@ export const TENANT_RULES: readonly TenantRule[] = [
   {
     name: "tenant-jwt-hs256",
     description: "ID tokens are not signed with HS256, whose key is the client secret.",
+    help: "HS256 signs ID tokens with the client secret: whoever holds the secret can forge tokens. RS256 is the platform's default.",
+    fields: ["jwtConfiguration"],
     enforcementLevel: "advisory",
     config: [],
     judge: (declared) => {
@@ -295,6 +325,7 @@ export const TENANT_RULES: readonly TenantRule[] = [
       name: "tenant-ip-header-trusted",
       description:
         "The token endpoint does not trust the forwarded-for header, which any caller can set.",
+      help: "isTokenEndpointIpHeaderTrusted: true lets a caller choose the address brute-force protection sees; right only for a backend behind a proxy the team runs.",
       enforcementLevel: "advisory",
     },
     "isTokenEndpointIpHeaderTrusted",
@@ -306,6 +337,7 @@ export const TENANT_RULES: readonly TenantRule[] = [
       name: "tenant-cross-origin-authentication",
       description:
         "No cross-origin authentication: it needs third-party cookies and exposes credentials to the page.",
+      help: "Cross-origin authentication collects credentials on the application's page and needs third-party cookies; the platform recommends its own login page.",
       enforcementLevel: "advisory",
     },
     "crossOriginAuthentication",
@@ -316,6 +348,7 @@ export const TENANT_RULES: readonly TenantRule[] = [
     {
       name: "tenant-oidc-conformant",
       description: "Clients are OIDC conformant, which turns legacy, less safe flows off.",
+      help: "A client that is not OIDC conformant keeps legacy flows (and organizationRequireBehavior post_login_prompt needs conformance).",
       enforcementLevel: "advisory",
     },
     "oidcConformant",

@@ -7,7 +7,7 @@
  */
 
 import { isLoopbackHost } from "../connection/parse.js";
-import { clientSettingsSchema } from "../schema/client-settings.js";
+import { type ClientSettingsField, clientSettingsSchema } from "../schema/client-settings.js";
 
 /** The formats of the fields that send a user somewhere or let an origin in (docs/policy.md). */
 const REDIRECT_FORMATS: ReadonlySet<string> = new Set([
@@ -22,8 +22,8 @@ const REDIRECT_FORMATS: ReadonlySet<string> = new Set([
  * found in the schema by their format, so a new URL field of that kind is judged without a change
  * here. `logoUri` and `crossOriginLoc` have other formats: no user is sent to them.
  */
-export const REDIRECT_URL_FIELDS: readonly string[] = Object.entries(
-  clientSettingsSchema.properties,
+export const REDIRECT_URL_FIELDS: readonly ClientSettingsField[] = (
+  Object.entries(clientSettingsSchema.properties) as [ClientSettingsField, unknown][]
 )
   .filter(([, schema]) => {
     const node = schema as { format?: string; items?: { format?: string } };
