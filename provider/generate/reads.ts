@@ -158,12 +158,29 @@ export async function readTenant(
   fields: readonly string[],
   progress: Progress = () => undefined,
 ): Promise<TenantReads> {
-  const api = getTenantClient(settings);
   const [clients, pushProvider] = await Promise.all([
-    query.kind === "all"
-      ? listAll(api, settings, fields, query.appTypes, progress)
-      : readIds(api, settings, query.ids, fields),
-    readPushProvider(api, settings),
+    readClients(settings, query, fields, progress),
+    readPushProvider(getTenantClient(settings), settings),
   ]);
   return { clients, pushProvider };
+}
+
+/**
+ * Reads the clients of `query` alone, with the wire `fields` (plus `client_id`): every page of the
+ * list, asked for at once after page 0 and paced at the tenant's rate, or the named ids. Needs
+ * `read:clients` only, which is all `pulumi-tenant audit` asks of its credentials.
+ *
+ * @throws {TenantError} from the API client (a 403 names the missing scope);
+ *   {@link UnknownClientError} for ids the tenant does not know.
+ */
+export function readClients(
+  settings: TenantSettings,
+  query: ClientQuery,
+  fields: readonly string[],
+  progress: Progress = () => undefined,
+): Promise<WireClient[]> {
+  const api = getTenantClient(settings);
+  return query.kind === "all"
+    ? listAll(api, settings, fields, query.appTypes, progress)
+    : readIds(api, settings, query.ids, fields);
 }
