@@ -1,0 +1,153 @@
+/**
+ * `pulumi-tenant audit`: reads the tenant (or a seed), judges every client by the policy pack's
+ * rules, writes the report, and exits with a status a pipeline gates on ({@link AUDIT_EXIT}). The
+ * decisions are in the pure modules next to this one; this file wires them to the process:
+ * arguments, environment, files, stderr, and the exit status.
+ *
+ * @module
+ */
+
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { resolveSettings } from "../config.js";
+import {
+  CommandUsageError,
+  GenerateUsageError,
+  SeedError,
+  TenantConfigError,
+  TenantError,
+} from "../errors.js";
+import { type AuditOptions, parseAuditArgs, USAGE } from "./options.js";
+import { defaultRuleSettings, readRuleSettings } from "./policy-config.js";
+import {
+  AUDIT_EXIT,
+  type AuditReport,
+  auditTenant,
+  countsOf,
+  exitStatusOfReport,
+  renderJson,
+} from "./report.js";
+import { renderSarif } from "./sarif.js";
+import { type ReadClients, readLive, readSeed } from "./source.js";
+import { renderText } from "./text.js";
+
+/** Where the command writes and what it reads from its process. */
+export interface AuditIo {
+  /**
+   * The report, or with `--out` the path written. May return a promise that settles once the
+   * text is written, which the command awaits (a pipe must get a large report whole).
+   */
+  readonly stdout: (text: string) => void | Promise<void>;
+  /** Progress (on a terminal), the summary after `--out`, errors. */
+  readonly stderr: (text: string) => void;
+  readonly env: NodeJS.ProcessEnv;
+  /** Whether stderr is a terminal: progress is shown only there, never in a pipeline's log. */
+  readonly stderrIsTerminal: boolean;
+  /** The time of a live read; default now. */
+  readonly now?: () => Date;
+}
+
+/** Pages from which progress is reported: below this a read takes a second or two. */
+const PROGRESS_FROM_PAGES = 3;
+
+/**
+ * The exit status of an audit that failed with `error`: {@link AUDIT_EXIT}`.usage` for what the
+ * user gave (the command line, the config or seed file, missing or unusable credentials: nothing
+ * was sent), {@link AUDIT_EXIT}`.unreadable` for a tenant that answered with an error, could not
+ * be reached, or took too long. Never `failed`, which a pipeline reads as "the tenant breaks a
+ * rule".
+ */
+export function auditExitStatusOf(error: TenantError): number {
+  const usage =
+    error instanceof CommandUsageError ||
+    error instanceof GenerateUsageError ||
+    error instanceof SeedError ||
+    error instanceof TenantConfigError;
+  return usage ? AUDIT_EXIT.usage : AUDIT_EXIT.unreadable;
+}
+
+/** This package's version, for the SARIF log's tool. */
+function ownVersion(): string {
+  // By package name: the same file from the sources, the build and an installed copy.
+  return (require("pulumi-tenant/package.json") as { version: string }).version;
+}
+
+/** The report in the format asked for. */
+function render(report: AuditReport, format: AuditOptions["format"]): string {
+  if (format === "json") return renderJson(report);
+  if (format === "sarif") return renderSarif(report, { version: ownVersion() });
+  return renderText(report);
+}
+
+/** Writes the report to `--out`, replacing the file. */
+async function writeReport(file: string, text: string): Promise<string> {
+  const path = resolve(file);
+  try {
+    await writeFile(path, text);
+  } catch (error) {
+    throw new CommandUsageError(
+      `--out ${file}: cannot write the report: ${(error as Error).message}`,
+    );
+  }
+  return path;
+}
+
+/**
+ * Runs the command with the arguments after `audit` and returns its exit status
+ * ({@link AUDIT_EXIT}). The config file and the credentials are checked before any request, so a
+ * wrong invocation reads nothing. Expected failures (the package's `TenantError`s) are printed as
+ * one line without a stack.
+ */
+export async function runAudit(args: readonly string[], io: AuditIo): Promise<number> {
+  const say = (line: string) => io.stderr(`${line}\n`);
+  try {
+    const options = parseAuditArgs(args);
+    if (options === "help") {
+      await io.stdout(USAGE);
+      return AUDIT_EXIT.passed;
+    }
+    const settings =
+      options.config === undefined ? defaultRuleSettings() : await readRuleSettings(options.config);
+    let read: ReadClients;
+    if (options.seed !== undefined) {
+      read = readSeed(options.seed);
+    } else {
+      const tenant = resolveSettings(options.connection, io.env);
+      read = await readLive(
+        tenant,
+        (done, pages, total) => {
+          if (io.stderrIsTerminal && pages >= PROGRESS_FROM_PAGES) {
+            say(`read ${done} of ${pages} pages (${total} clients)`);
+          }
+        },
+        io.now ?? (() => new Date()),
+      );
+    }
+    const report = auditTenant({
+      ...read,
+      source: options.seed === undefined ? { kind: "live" } : { kind: "seed", file: options.seed },
+      stack: options.stack,
+      settings,
+    });
+    const text = render(report, options.format);
+    if (options.out === undefined) {
+      await io.stdout(text);
+    } else {
+      const path = await writeReport(options.out, text);
+      const { byLevel } = countsOf(report);
+      say(
+        `audited ${report.clientCount} clients: ${byLevel.mandatory} mandatory and ` +
+          `${byLevel.advisory} advisory findings; the ${options.format} report is in ${path}`,
+      );
+      await io.stdout(`${path}\n`);
+    }
+    return exitStatusOfReport(report, options.failOn);
+  } catch (error) {
+    if (error instanceof TenantError) {
+      say(`pulumi-tenant audit: ${error.message}`);
+      return auditExitStatusOf(error);
+    }
+    say(`pulumi-tenant audit: unexpected failure: ${(error as Error)?.stack ?? String(error)}`);
+    return AUDIT_EXIT.unreadable;
+  }
+}
