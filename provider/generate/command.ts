@@ -12,8 +12,9 @@ import { resolveSettings } from "../config.js";
 import { exitStatusOf, GenerateOutputError, TenantError } from "../errors.js";
 import { planProgram } from "./adopt.js";
 import { wireFieldsToRead } from "./fields.js";
+import { renderImportFile } from "./import-file.js";
 import { parseGenerateArgs, USAGE } from "./options.js";
-import { type ProjectFiles, type ProjectVersions, renderProject } from "./project.js";
+import { type ProjectVersions, renderProject } from "./project.js";
 import { readTenant } from "./reads.js";
 import { ownClientIdOf, selectClients } from "./selection.js";
 
@@ -51,7 +52,11 @@ function ownVersions(): ProjectVersions {
  *
  * @throws {GenerateOutputError} naming the files that differ, or the I/O failure.
  */
-async function writeProject(dir: string, files: ProjectFiles, force: boolean): Promise<string[]> {
+async function writeProject(
+  dir: string,
+  files: Readonly<Record<string, string>>,
+  force: boolean,
+): Promise<string[]> {
   const entries = Object.entries(files).map(([name, text]) => ({ path: join(dir, name), text }));
   const paths = entries.map(({ path }) => path);
   const current = await Promise.all(paths.map((path) => readFile(path, "utf8").catch(() => null)));
@@ -113,11 +118,13 @@ export async function runGenerate(args: readonly string[], io: CommandIo): Promi
       fields: options.fields,
     });
     const dir = resolve(options.out);
-    const written = await writeProject(
-      dir,
-      renderProject(plan, options.projectName, ownVersions()),
-      options.force,
-    );
+    const files = {
+      ...renderProject(plan, options.projectName, ownVersions()),
+      ...(options.importFile
+        ? { "import.json": renderImportFile(plan, new URL(settings.origin).host) }
+        : {}),
+    };
+    const written = await writeProject(dir, files, options.force);
     for (const { clientId, why } of selection.leftOut) say(`left out client ${clientId}: ${why}`);
     for (const note of plan.notes) say(`note: ${note}`);
     for (const client of plan.clients) {

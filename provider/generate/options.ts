@@ -26,6 +26,8 @@ export interface GenerateOptions {
   readonly projectName: string;
   /** Overwrite files of the output folder that differ. */
   readonly force: boolean;
+  /** Also write `import.json`, for `pulumi import --file` with the provider plugin. */
+  readonly importFile: boolean;
   /** Credentials and domain given as flags, as stack config keys (`tenant:domain`, ...). */
   readonly config: ConfigSource;
 }
@@ -45,6 +47,8 @@ Options:
   --include-self          also adopt the client whose credentials are used
   --name NAME             Pulumi project name (default: tenant-settings)
   --force                 overwrite files in DIR that differ from the generated ones
+  --import-file           also write DIR/import.json, for \`pulumi import --file\` with the
+                            provider plugin, in a program of any language (README, "Every language")
   --domain DOMAIN         the tenant (default: TENANT_DOMAIN)
   --client-id ID          client credentials (default: TENANT_CLIENT_ID, TENANT_CLIENT_SECRET;
   --client-secret SECRET    prefer the environment variable to a flag for the secret)
@@ -123,6 +127,7 @@ export function parseGenerateArgs(args: readonly string[]): GenerateOptions | "h
     includeSelf: values["include-self"] === true,
     projectName,
     force: values.force === true,
+    importFile: values["import-file"] === true,
     config: credentialConfig(values),
   };
 }
@@ -158,6 +163,7 @@ function parse(args: readonly string[]) {
       "include-self": { type: "boolean" },
       name: { type: "string" },
       force: { type: "boolean" },
+      "import-file": { type: "boolean" },
       ...CREDENTIAL_OPTIONS,
       help: { type: "boolean", short: "h" },
     },

@@ -24,6 +24,9 @@ export interface ProjectVersions {
 /** The files of a generated project, by name. */
 export type ProjectFiles = Readonly<Record<"Pulumi.yaml" | "package.json" | "index.ts", string>>;
 
+/** The name of the push provider selection's resource, in the program and the import file. */
+export const PUSH_RESOURCE_NAME = "push-provider";
+
 /** Pulumi project names: letters, digits, `-`, `_` and `.` (also a valid npm name once lowercased). */
 export const PROJECT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -64,7 +67,7 @@ export function renderIndex(plan: ProgramPlan): string {
   const statements: string[][] = [];
   if (plan.pushProvider !== undefined) {
     statements.push([
-      `new PushProviderSelection("push-provider", {`,
+      `new PushProviderSelection(${printString(PUSH_RESOURCE_NAME)}, {`,
       ...printMember("provider", plan.pushProvider, 1),
       "});",
     ]);

@@ -14,6 +14,8 @@ import { runStepOrThrow } from "./steps.js";
 
 /** The plugin tarball made by the installed package, and what to remove afterwards. */
 export interface PluginTarball {
+  /** The installed package's `pulumi-tenant` command (its `cli.js`), to run with `node`. */
+  readonly cli: string;
   readonly path: string;
   readonly bytes: number;
   readonly version: string;
@@ -37,6 +39,7 @@ export async function packedPluginTarball(): Promise<PluginTarball> {
     const path = stdout.trim().split(" (")[0] ?? "";
     const { version } = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8"));
     return {
+      cli,
       path,
       bytes: (await stat(path)).size,
       version,
