@@ -7,6 +7,8 @@
  *   reads.ts     client reads through the read pass (list pages or single GETs), per pass
  *   generate.ts  `pulumi-tenant generate` on a 1,000-client tenant at 2 req/s
  *   program-start.ts  a TypeScript program's start through Node.js's type stripping and ts-node
+ *   audit.ts     `pulumi-tenant audit` of a 5,000-client tenant at 2 req/s, and of its seed offline
+ * `npm run bench -- audit.ts` runs only the benchmarks named.
  * Timing is sensitive to whatever else runs on the machine: the load average is printed before
  * and after each benchmark.
  */
@@ -14,14 +16,22 @@ import { spawnSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 
-const BENCHMARKS = ["run.ts", "reads.ts", "generate.ts", "program-start.ts"] as const;
+const BENCHMARKS = ["run.ts", "reads.ts", "generate.ts", "program-start.ts", "audit.ts"] as const;
+
+const named = process.argv.slice(2);
+const unknown = named.filter((file) => !(BENCHMARKS as readonly string[]).includes(file));
+if (unknown.length > 0) {
+  process.stderr.write(`no benchmark ${unknown.join(", ")}; there are ${BENCHMARKS.join(", ")}\n`);
+  process.exit(2);
+}
+const chosen = named.length === 0 ? BENCHMARKS : BENCHMARKS.filter((file) => named.includes(file));
 
 const load = () =>
   loadavg()
     .map((n) => n.toFixed(2))
     .join(" ");
 const started = Date.now();
-const failed = BENCHMARKS.filter((file) => {
+const failed = chosen.filter((file) => {
   const begun = Date.now();
   process.stdout.write(`\n=== ${file} (load average ${load()})\n`);
   const result = spawnSync(process.execPath, ["--import", "tsx", join(__dirname, file)], {
