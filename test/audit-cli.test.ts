@@ -21,6 +21,7 @@ import { wireFieldsToRead } from "../provider/generate/fields.js";
 import { parseGenerateArgs } from "../provider/generate/options.js";
 import { readTenant } from "../provider/generate/reads.js";
 import { selectClients } from "../provider/generate/selection.js";
+import { startTenantApi } from "../provider/local-tenant/index.js";
 import { runSnapshot } from "../provider/local-tenant/snapshot.js";
 import { RULE_NAMES, tenantPolicies } from "../provider/policy/index.js";
 import { resourceType } from "../provider/resources/registration.js";
@@ -136,7 +137,7 @@ function readOnlyEnv(tenant: LocalTenant): NodeJS.ProcessEnv {
 }
 
 /** `pulumi-tenant audit ARGS` in this process, its stdout and stderr captured. */
-async function audit(args: string[], env: NodeJS.ProcessEnv = {}) {
+async function audit(args: string[], env: NodeJS.ProcessEnv = {}, stderrIsTerminal = false) {
   let stdout = "";
   let stderr = "";
   const code = await runAudit(args, {
@@ -147,7 +148,7 @@ async function audit(args: string[], env: NodeJS.ProcessEnv = {}) {
       stderr += text;
     },
     env,
-    stderrIsTerminal: false,
+    stderrIsTerminal,
     now: () => new Date(READ_AT),
   });
   return { code, stdout, stderr };
@@ -352,6 +353,28 @@ describe("pulumi-tenant audit of the live tenant", () => {
     });
   });
 
+  it("shows its progress on stderr when stderr is a terminal, and only then", async () => {
+    const api = await startTenantApi({ extraClients: 295 });
+    try {
+      const env = {
+        TENANT_DOMAIN: api.domain,
+        TENANT_CLIENT_ID: api.readOnly.clientId,
+        TENANT_CLIENT_SECRET: api.readOnly.clientSecret,
+      };
+      const onTerminal = await audit(["--out", join(dir, "progress.txt")], env, true);
+      const inPipeline = await audit(["--out", join(dir, "progress.txt")], env, false);
+      const progress = (stderr: string) => stderr.split("\n").filter((l) => l.startsWith("read "));
+      expect(progress(onTerminal.stderr)).toEqual([
+        "read 1 of 3 pages (300 clients)",
+        "read 2 of 3 pages (300 clients)",
+        "read 3 of 3 pages (300 clients)",
+      ]);
+      expect(progress(inPipeline.stderr)).toEqual([]);
+    } finally {
+      await api.stop();
+    }
+  });
+
   it("exits 3 naming the status and the scope when the credentials cannot read the clients", async () => {
     const tenant = await seeded();
     const { code, stdout, stderr } = await audit([], {
@@ -452,6 +475,16 @@ describe("pulumi-tenant audit --seed", () => {
       2,
       "",
       `pulumi-tenant audit: --seed: invalid seed ${seedFile}: clients[0].callbacks: must be an array (got string)\n`,
+    ]);
+  });
+
+  it("exits 2 naming --out and the file when the report cannot be written", async () => {
+    const seedFile = await file("writable-seed.json", { clients: [] });
+    const out = join(dir, "no-such-folder", "report.json");
+    const { code, stderr } = await audit(["--seed", seedFile, "--out", out]);
+    expect([code, stderr]).toEqual([
+      2,
+      `pulumi-tenant audit: --out ${out}: cannot write the report: ENOENT: no such file or directory, open '${out}'\n`,
     ]);
   });
 

@@ -56,6 +56,8 @@ const PROGRESS_FROM_PAGES = 3;
  * was sent), {@link AUDIT_EXIT}`.unreadable` for a tenant that answered with an error, could not
  * be reached, or took too long. Never `failed`, which a pipeline reads as "the tenant breaks a
  * rule".
+ *
+ * @internal
  */
 export function auditExitStatusOf(error: TenantError): number {
   const usage =

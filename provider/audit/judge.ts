@@ -24,6 +24,8 @@ import type { FindingLevel, RuleSetting } from "./policy-config.js";
  * Every field some rule judges, in the schema's order: the union of the rules' own `fields`, so
  * a rule added or changed in the pack is read by the audit without a change here, whatever the
  * defaults of `generate --fields` are.
+ *
+ * @internal
  */
 export const JUDGED_FIELDS: readonly ClientSettingsField[] = CLIENT_SETTINGS_FIELDS.filter(
   (field) => TENANT_RULES.some((rule) => rule.fields.includes(field)),
@@ -71,6 +73,8 @@ export function describeClient(clientId: string, name: string | undefined): stri
  * The inputs a program adopting `client` would declare for the judged fields: each field the
  * tenant answered, renamed from the wire by the schema. Unlike `generate`, a value a program could
  * not declare (one `check` refuses) is kept: the audit judges what the tenant holds.
+ *
+ * @internal
  */
 export function declaredOf(client: WireClient): Record<string, unknown> {
   const props: Record<string, unknown> = {};

@@ -133,6 +133,8 @@ function entryOf(
  * @throws {CommandUsageError} naming `--config`, the file, and the JSON path and problem of
  *   every key that is no rule (with the nearest rule's name), every level that is none, every
  *   member a rule does not take, every member that is not a list of strings.
+ *
+ * @internal
  */
 export function ruleSettingsOf(json: unknown, file: string): RuleSetting[] {
   if (!isPlainObject(json)) {

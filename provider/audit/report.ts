@@ -107,7 +107,11 @@ export function exitStatusOfReport(report: AuditReport, failOn: FindingLevel): n
 /** The version of the JSON report's shape: raised only when a member changes meaning or goes. */
 const JSON_REPORT_VERSION = 1;
 
-/** The JSON report (docs/policy.md, "The JSON report"): the shape a program reads and diffs. */
+/**
+ * The JSON report (docs/policy.md, "The JSON report"): the shape a program reads and diffs.
+ *
+ * @internal
+ */
 export interface JsonReport {
   readonly format: "pulumi-tenant-audit";
   readonly version: typeof JSON_REPORT_VERSION;
@@ -133,6 +137,8 @@ export interface JsonReport {
 /**
  * The report as {@link JsonReport}: every member always present (`null` where unknown), in a
  * fixed order, so two audits of an unchanged tenant differ only in `readAt`.
+ *
+ * @internal
  */
 export function jsonReportOf(report: AuditReport): JsonReport {
   return {

@@ -69,6 +69,8 @@ function fingerprintOf(finding: Finding): string {
  * The report as a SARIF 2.1.0 log (one run), as an object. Every rule of the pack is in
  * `tool.driver.rules`, a rule turned off with `enabled: false`; each result names its rule by id
  * and index, and carries the client, field and value in its properties.
+ *
+ * @internal
  */
 export function sarifLogOf(report: AuditReport, tool: SarifTool) {
   const index = new Map(report.settings.map(({ rule }, i) => [rule.name, i]));
