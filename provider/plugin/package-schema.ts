@@ -243,7 +243,7 @@ export function packageSchema(version: string): PackageSchema {
         packageName: "@pulumi-tenant/tenant",
         packageDescription: "Pulumi SDK of the tenant provider plugin.",
       },
-      python: { packageName: "pulumi_tenant_plugin", pyproject: { enabled: true } },
+      python: { packageName: "pulumi_tenant", pyproject: { enabled: true } },
       go: {
         importBasePath: "github.com/pulumi-tenant/pulumi-tenant/sdk/go/tenant",
         generateResourceContainerTypes: true,
