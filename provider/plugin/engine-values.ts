@@ -15,7 +15,11 @@ const SIGNATURE_KEY = "4dabf18193072939515e22adb298388d";
 /** Its value for a secret. */
 const SECRET_SIGNATURE = "1b47061264138c4ac30d75fd1eb44270";
 
-/** Whether `value` is a secret as the engine wraps it. */
+/**
+ * Whether `value` is a secret as the engine wraps it.
+ *
+ * @internal
+ */
 export function isSecret(value: unknown): value is { readonly value: unknown } {
   return isPlainObject(value) && value[SIGNATURE_KEY] === SECRET_SIGNATURE;
 }

@@ -2,7 +2,7 @@
  * The oldest Node.js line the plugin runs on: the oldest that `@pulumi/pulumi` and this package
  * still support (docs/plugin.md, "Node.js").
  */
-export const OLDEST_NODE_MAJOR = 22;
+const OLDEST_NODE_MAJOR = 22;
 
 /**
  * Refuses a Node.js older than {@link OLDEST_NODE_MAJOR} with one sentence. The launcher script

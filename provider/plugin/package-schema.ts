@@ -41,7 +41,7 @@ export function typeToken(kind: ResourceKind): string {
 const CONNECTION_TYPE = "TenantConnection";
 
 /** One property of a Pulumi schema (`PropertySpec`), as far as this package uses it. */
-export interface PropertySpec {
+interface PropertySpec {
   readonly type?: string;
   readonly $ref?: string;
   readonly items?: PropertySpec;

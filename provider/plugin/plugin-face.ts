@@ -20,7 +20,11 @@ import { secret, unwrap, wrap } from "./engine-values.js";
 import { typeToken } from "./package-schema.js";
 import { configFailures, configSource } from "./plugin-config.js";
 
-/** The resource a call is about, from its URN. */
+/**
+ * The resource a call is about, from its URN.
+ *
+ * @internal
+ */
 export interface UrnParts {
   readonly kind: ResourceKind;
   readonly name: string;
@@ -31,6 +35,7 @@ export interface UrnParts {
  * (`urn:pulumi:STACK::PROJECT::[PARENT$]tenant:index:ClientSettings::web`).
  *
  * @throws {TenantConfigError} for a type this plugin does not serve.
+ * @internal
  */
 export function parseUrn(urn: string, kinds: readonly ResourceKind[]): UrnParts {
   const parts = urn.split("::");

@@ -78,11 +78,7 @@ function checkResponse({ inputs, failures }: CheckAnswer): provproto.CheckRespon
 }
 
 /** The service implementation for `ResourceProviderService`. */
-export function providerService({
-  face,
-  version,
-  schema,
-}: ServedPlugin): provrpc.IResourceProviderServer {
+function providerService({ face, version, schema }: ServedPlugin): provrpc.IResourceProviderServer {
   return {
     handshake: unimplemented("Handshake"),
     parameterize: unimplemented("Parameterize"),

@@ -17,14 +17,22 @@ import { CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 /** The files of the bundle folder the build writes (`npm run build`), in the tarball's order. */
 const BUNDLE_FILES = ["pulumi-resource-tenant", "main.js", "main.js.LEGAL.txt", "schema.json"];
 
-/** Pulumi's names for the machine the tarball is for (`linux-amd64`, `darwin-arm64`, ...). */
+/**
+ * Pulumi's names for the machine the tarball is for (`linux-amd64`, `darwin-arm64`, ...).
+ *
+ * @internal
+ */
 export function pluginPlatform(platform: string, arch: string): string {
   const os = platform === "win32" ? "windows" : platform;
   const cpu = arch === "x64" ? "amd64" : arch;
   return `${os}-${cpu}`;
 }
 
-/** The tarball's file name, as `pulumi plugin install` expects it. */
+/**
+ * The tarball's file name, as `pulumi plugin install` expects it.
+ *
+ * @internal
+ */
 export function tarballName(version: string, platform: string): string {
   return `pulumi-resource-tenant-v${version}-${platform}.tar.gz`;
 }

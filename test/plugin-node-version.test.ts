@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { requireSupportedNode } from "../provider/plugin/node-version.js";
+
+/** The plugin's own check of the Node.js running it (the launcher checks before it starts). */
+
+describe("the plugin's Node.js check", () => {
+  it("refuses Node.js 20, naming the version found and the one needed", () => {
+    expect(() => requireSupportedNode("20.20.2")).toThrow(
+      "needs Node.js 22 or later on PATH, and found Node.js 20.20.2",
+    );
+  });
+
+  it("accepts Node.js 22 and later", () => {
+    expect(() => requireSupportedNode("22.0.0")).not.toThrow();
+    expect(() => requireSupportedNode("26.10.0")).not.toThrow();
+  });
+});
