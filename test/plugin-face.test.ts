@@ -183,6 +183,26 @@ describe("the plugin face", () => {
     expect(read.properties.description).toBe("By hand");
   });
 
+  it("fails an operation of a provider given no domain with one sentence naming the setting", async () => {
+    const face = new PluginFace({
+      PushProviderSelection: new PushProviderSelectionProvider(),
+      ClientSettings: new ClientSettingsProvider(),
+      EventStreamDeletion: new EventStreamDeletionProvider(),
+    });
+    await face.configure({ clientId: "id", clientSecret: secret("s") });
+    const saved = process.env.TENANT_DOMAIN;
+    delete process.env.TENANT_DOMAIN;
+    try {
+      await expect(
+        face.create(urn("PushProviderSelection", "mfa"), { provider: "sns" }),
+      ).rejects.toThrow(
+        /^PushProviderSelection "mfa": pulumi-tenant is not configured: .*tenant:domain/,
+      );
+    } finally {
+      if (saved !== undefined) process.env.TENANT_DOMAIN = saved;
+    }
+  });
+
   it("judges the settings a provider is given, naming each, and leaves out what is not given", () => {
     const face = new PluginFace({} as never);
     expect(
