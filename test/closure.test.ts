@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { budget, STEP_BOUNDS_MS } from "./support/budgets.js";
 import {
   type InstalledProject,
   installPackedPackage,
@@ -31,7 +32,7 @@ const sc = require("@pulumi/pulumi/runtime/closure/serializeClosure");
 async function serialize(cwd: string, kind: string) {
   const { stdout } = await run(process.execPath, ["-e", SCRIPT, kind], {
     cwd,
-    timeout: 60_000,
+    timeout: STEP_BOUNDS_MS.node,
     env: { ...process.env, TENANT_DOMAIN: "acme.tenants.example", TENANT_API_TOKEN: SECRET },
   });
   return JSON.parse(stdout) as {
@@ -47,12 +48,15 @@ describe("an installed package", () => {
   let project: InstalledProject;
   const serialized = new Map<string, Serialized>();
   const of = (kind: string): Serialized => serialized.get(kind) as Serialized;
-  beforeAll(async () => {
-    project = await installPackedPackage();
-    await Promise.all(
-      KINDS.map(async (kind) => serialized.set(kind, await serialize(project.dir, kind))),
-    );
-  }, 240_000);
+  beforeAll(
+    async () => {
+      project = await installPackedPackage();
+      await Promise.all(
+        KINDS.map(async (kind) => serialized.set(kind, await serialize(project.dir, kind))),
+      );
+    },
+    budget({ installs: 1, node: KINDS.length }),
+  );
   afterAll(async () => {
     await project?.remove();
   });
@@ -85,16 +89,20 @@ describe("an installed package", () => {
   // Pulumi's serializer finds the package root by the first occurrence of the package name in the
   // module's path; in a project whose own path contains "pulumi-tenant" it falls back to the
   // file's path inside the package, which must therefore be exported too.
-  it.each(KINDS)("exports the file path Pulumi falls back to for the %s shim", async (kind) => {
-    const { stdout } = await run(
-      process.execPath,
-      ["-p", `require.resolve("pulumi-tenant/dist/provider/shims/${kind}.js")`],
-      { cwd: project.dir, timeout: 30_000 },
-    );
-    expect(stdout.trim()).toBe(
-      `${project.dir}/node_modules/pulumi-tenant/dist/provider/shims/${kind}.js`,
-    );
-  });
+  it.each(KINDS)(
+    "exports the file path Pulumi falls back to for the %s shim",
+    async (kind) => {
+      const { stdout } = await run(
+        process.execPath,
+        ["-p", `require.resolve("pulumi-tenant/dist/provider/shims/${kind}.js")`],
+        { cwd: project.dir, timeout: STEP_BOUNDS_MS.node },
+      );
+      expect(stdout.trim()).toBe(
+        `${project.dir}/node_modules/pulumi-tenant/dist/provider/shims/${kind}.js`,
+      );
+    },
+    budget({ node: 1 }),
+  );
 });
 
 describe("the serialized provider in a linked checkout", () => {
@@ -107,5 +115,6 @@ describe("the serialized provider in a linked checkout", () => {
       expect(Buffer.byteLength(text)).toBeLessThan(4096);
       expect(failures).toContainEqual(expect.objectContaining({ property: "bogus" }));
     },
+    budget({ node: 1 }),
   );
 });

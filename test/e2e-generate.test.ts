@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TenantApi, TenantApiOptions } from "../provider/local-tenant/index.js";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { CLIENT_SETTINGS_FIELDS } from "../provider/schema/index.js";
+import { budget, STEP_BOUNDS_MS } from "./support/budgets.js";
 import { type Stack, startStack } from "./support/e2e.js";
 import { type InstalledProject, installPackedPackage } from "./support/installed-package.js";
 import { RICH_IDS, RICH_SECRETS, RICH_SEED } from "./support/rich-tenant.js";
@@ -25,9 +26,12 @@ let project: InstalledProject;
 let s: Stack | undefined;
 const temps: string[] = [];
 
-beforeAll(async () => {
-  project = await installPackedPackage(["typescript", "ts-node"]);
-}, 300_000);
+beforeAll(
+  async () => {
+    project = await installPackedPackage(["typescript", "ts-node"]);
+  },
+  budget({ installs: 1 }),
+);
 afterEach(async () => {
   await s?.stop();
   s = undefined;
@@ -60,7 +64,7 @@ async function generate(
   const bin = join(project.dir, "node_modules", ".bin", "pulumi-tenant");
   const child = run(bin, ["generate", "--out", dir, ...args], {
     cwd: project.dir,
-    timeout: 120_000,
+    timeout: STEP_BOUNDS_MS.node,
     env: {
       ...process.env,
       TENANT_DOMAIN: api.domain,
@@ -120,7 +124,10 @@ async function expectAdoptedAsIs(stack: Stack, resources: number): Promise<void>
   expect(refresh.changes).toBe(false);
 }
 
-describe("a project generated from the default local tenant", () => {
+/** A test that generates a project twice, or once and takes it through three runs of the stack. */
+const GENERATE_AND_RUN = budget({ node: 2, pulumi: 3 });
+
+describe("a project generated from the default local tenant", { timeout: GENERATE_AND_RUN }, () => {
   it("previews only creates, sends no write on up, and refreshes without drift", async () => {
     s = await startStack(project.dir, {});
     const generated = await generate(s.api);
@@ -177,7 +184,10 @@ describe("a project generated from the default local tenant", () => {
   });
 });
 
-describe("a project generated from a tenant using every field kind", () => {
+describe("a project generated from a tenant using every field kind", {
+  // Generating, then tsc in the type-check's test.
+  timeout: GENERATE_AND_RUN + budget({ tsc: 1 }),
+}, () => {
   const apiOptions: TenantApiOptions = { seed: RICH_SEED };
   const allFields = ["--fields", CLIENT_SETTINGS_FIELDS.join(",")];
 
@@ -213,7 +223,7 @@ describe("a project generated from a tenant using every field kind", () => {
       "index.ts",
     ];
     await expect(
-      run(process.execPath, [tsc, ...flags], { cwd: project.dir, timeout: 120_000 }),
+      run(process.execPath, [tsc, ...flags], { cwd: project.dir, timeout: STEP_BOUNDS_MS.tsc }),
     ).resolves.toMatchObject({ stdout: "" });
   });
 
@@ -232,7 +242,7 @@ describe("a project generated from a tenant using every field kind", () => {
   });
 });
 
-describe("a tenant of several list pages", () => {
+describe("a tenant of several list pages", { timeout: budget({ node: 1 }) }, () => {
   it("reads every page once and reports progress on stderr", async () => {
     s = await startStack(project.dir, {}, { extraClients: 250 });
     const generated = await generate(s.api);
@@ -246,7 +256,7 @@ describe("a tenant of several list pages", () => {
   });
 });
 
-describe("failures", () => {
+describe("failures", { timeout: budget({ node: 1 }) }, () => {
   it("names the missing scope, with no stack trace", async () => {
     s = await startStack(project.dir, {});
     const token = await s.api.mintToken({ scopes: ["read:clients"] });

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
+import { budget } from "./support/budgets.js";
 import { installedExample, type Stack, startStack, tenantExampleConfig } from "./support/e2e.js";
 import type { InstalledProject } from "./support/installed-package.js";
 
@@ -8,12 +9,17 @@ import type { InstalledProject } from "./support/installed-package.js";
  * repository, with the tenant example copied in. The serialized providers must load the installed
  * package, not the repository's sources.
  */
-describe("the packed package installed in a user's project", () => {
+describe("the packed package installed in a user's project", {
+  timeout: budget({ pulumi: 2, pulumiCommands: 1 }),
+}, () => {
   let project: InstalledProject;
   let s: Stack | undefined;
-  beforeAll(async () => {
-    project = await installedExample("tenant");
-  }, 300_000);
+  beforeAll(
+    async () => {
+      project = await installedExample("tenant");
+    },
+    budget({ installs: 1 }),
+  );
   afterEach(async () => {
     await s?.stop();
     s = undefined;

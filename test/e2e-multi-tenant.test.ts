@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { startTenantApi, type TenantApi } from "../provider/local-tenant/index.js";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
+import { budget } from "./support/budgets.js";
 import {
   type ConfigValues,
   example,
@@ -105,7 +106,10 @@ const opsByName = (result: PulumiResult) =>
 const tenantResources = (state: ExportedState) =>
   (state.deployment.resources ?? []).filter((r) => r.type.includes("dynamic/tenant:"));
 
-describe("the multi-tenant example through Pulumi's runtime", () => {
+// Four runs of the stack at most, and four `stack export`s.
+describe("the multi-tenant example through Pulumi's runtime", {
+  timeout: budget({ pulumi: 4, pulumiCommands: 4 }),
+}, () => {
   it("previews every resource of both tenants as a create and calls neither", async () => {
     const t = await startTenants();
     const result = await succeeds(t.run("preview"));

@@ -9,6 +9,7 @@ import { realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { STEP_BOUNDS_MS } from "./support/budgets.js";
 import {
   expectLifecyclePasses,
   LIFECYCLE_TIMEOUT_MS,
@@ -83,6 +84,7 @@ describe("Yarn Plug'n'Play, a layout that cannot work", { timeout: LIFECYCLE_TIM
       {
         cwd: project.root,
         env: withNode(findNodeRuntime(24), { ...process.env, HOME: join(project.root, ".home") }),
+        timeout: STEP_BOUNDS_MS.node,
       },
     );
     return stdout.trim();

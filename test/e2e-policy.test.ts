@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
+import { budget, STEP_BOUNDS_MS } from "./support/budgets.js";
 import { type Stack, startStack } from "./support/e2e.js";
 import type { PulumiResult } from "./support/pulumi.js";
 
@@ -67,7 +68,9 @@ function requests(stack: Stack): Record<string, number> {
   return stack.api.stats().byRoute;
 }
 
-describe("pulumi preview --policy-pack examples/policy-pack", () => {
+describe("pulumi preview --policy-pack examples/policy-pack", {
+  timeout: budget({ pulumi: 1 }),
+}, () => {
   it("fails a program that breaks mandatory rules before any request, naming each violation", async () => {
     const stack = await declaring({
       web: {
@@ -161,7 +164,9 @@ describe("pulumi preview --policy-pack examples/policy-pack", () => {
   });
 });
 
-describe("an audit of the local tenant: generate, then preview with the pack", () => {
+describe("an audit of the local tenant: generate, then preview with the pack", {
+  timeout: budget({ node: 1, pulumi: 1 }),
+}, () => {
   it("reports the violations the seeded clients really have, with no write", async () => {
     const out = await mkdtemp(join(tmpdir(), "tenant-audit-"));
     cleanups.push(() => rm(out, { recursive: true, force: true }));
@@ -230,7 +235,7 @@ async function generate(stack: Stack, out: string): Promise<void> {
     process.execPath,
     [join(REPO, "dist", "provider", "cli.js"), "generate", "--out", out, "--fields", AUDIT_FIELDS],
     {
-      timeout: 60_000,
+      timeout: STEP_BOUNDS_MS.node,
       env: {
         ...process.env,
         TENANT_DOMAIN: stack.api.domain,

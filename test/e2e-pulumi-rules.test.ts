@@ -7,6 +7,7 @@
 import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
+import { budget } from "./support/budgets.js";
 import { type Stack, type StackRunOptions, startStack } from "./support/e2e.js";
 import type { PulumiCommand, PulumiResult } from "./support/pulumi.js";
 
@@ -86,7 +87,9 @@ function edit(s: RulesStack, callbacks: string[]): void {
   s.stack.api.store.putClient({ ...client, callbacks });
 }
 
-describe("the drift gate (refresh --preview-only --expect-no-changes) under Pulumi's refresh", () => {
+describe("the drift gate (refresh --preview-only --expect-no-changes) under Pulumi's refresh", {
+  timeout: budget({ pulumi: 5 }),
+}, () => {
   it("still fails with exit code 7 after a plain refresh accepted the edit into the state, and passes once up repaired it", async () => {
     const s = await rulesStack();
     await ok(s.run("up", [portal(), partner]));
@@ -123,7 +126,7 @@ describe("the drift gate (refresh --preview-only --expect-no-changes) under Pulu
   });
 });
 
-describe("up --expect-no-changes", () => {
+describe("up --expect-no-changes", { timeout: budget({ pulumi: 2 }) }, () => {
   it("applies the changes, then exits with code 7", async () => {
     const s = await rulesStack();
     await ok(s.run("up", [portal()]));
@@ -137,7 +140,9 @@ describe("up --expect-no-changes", () => {
   });
 });
 
-describe("credential rotation (the provider entry keeps the config of the last up)", () => {
+describe("credential rotation (the provider entry keeps the config of the last up)", {
+  timeout: budget({ pulumi: 6 }),
+}, () => {
   /** Rotates the management client's secret: the old one stops working at once. */
   function rotate(s: RulesStack): StackRunOptions {
     const admin = s.stack.api.store.getClient(s.stack.api.clientId);
@@ -181,7 +186,7 @@ describe("credential rotation (the provider entry keeps the config of the last u
   });
 });
 
-describe("resource options of the three resources", () => {
+describe("resource options of the three resources", { timeout: budget({ pulumi: 3 }) }, () => {
   it("keeps a client's settings when retainOnDelete is added first and the resource removed later", async () => {
     const s = await rulesStack();
     await ok(s.run("up", [portal()]));
@@ -225,7 +230,7 @@ describe("resource options of the three resources", () => {
   });
 });
 
-describe("the stack's secrets", () => {
+describe("the stack's secrets", { timeout: budget({ pulumi: 2 }) }, () => {
   it("fail a run without the passphrase before anything reaches the tenant", async () => {
     const s = await rulesStack();
     await ok(s.run("up", [portal()]));

@@ -8,6 +8,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
+import { budget, STEP_BOUNDS_MS } from "./support/budgets.js";
 import {
   type ConfigValues,
   installedExample,
@@ -17,7 +18,12 @@ import {
   undoAfterEach,
 } from "./support/e2e.js";
 import type { InstalledProject } from "./support/installed-package.js";
-import { expectLifecyclePasses, tenantUserStack, type UserStack } from "./support/lifecycle.js";
+import {
+  expectLifecyclePasses,
+  LIFECYCLE_STEPS,
+  tenantUserStack,
+  type UserStack,
+} from "./support/lifecycle.js";
 
 const run = promisify(execFile);
 const FLOOR = "3.139.0";
@@ -32,6 +38,7 @@ const undo = undoAfterEach();
 async function sdkCopies(dir: string): Promise<string[]> {
   const { stdout } = await run("npm", ["ls", "@pulumi/pulumi", "--all", "--parseable", "--long"], {
     cwd: dir,
+    timeout: STEP_BOUNDS_MS.node,
   });
   return stdout
     .trim()
@@ -46,9 +53,12 @@ async function sdkCopies(dir: string): Promise<string[]> {
  */
 function userProject(name: string, pulumi: string): () => InstalledProject {
   let project: InstalledProject | undefined;
-  beforeAll(async () => {
-    project = await installedExample(name, pulumi);
-  }, 300_000);
+  beforeAll(
+    async () => {
+      project = await installedExample(name, pulumi);
+    },
+    budget({ installs: 1 }),
+  );
   afterAll(async () => {
     await project?.remove();
   });
@@ -64,7 +74,10 @@ async function started(project: InstalledProject, config: ConfigValues): Promise
   return stack;
 }
 
-describe(`a user project on the floor, @pulumi/pulumi ${FLOOR}, under pulumi v${FLOOR}`, () => {
+// The lifecycle: six runs of the stack (preview, up, the gate, the repair, the gate, destroy).
+describe(`a user project on the floor, @pulumi/pulumi ${FLOOR}, under pulumi v${FLOOR}`, {
+  timeout: budget({ pulumi: 6 }),
+}, () => {
   const tenant = userProject("tenant", "@pulumi/pulumi-floor");
 
   it("has one @pulumi/pulumi, the floor, shared by the program and the package", async () => {
@@ -109,7 +122,9 @@ describe(`a user project on the floor, @pulumi/pulumi ${FLOOR}, under pulumi v${
   });
 });
 
-describe(`a user project on the floor with two tenants, under pulumi v${FLOOR}`, () => {
+describe(`a user project on the floor with two tenants, under pulumi v${FLOOR}`, {
+  timeout: budget({ pulumi: 2 }),
+}, () => {
   const multi = userProject("multi-tenant", "@pulumi/pulumi-floor");
 
   it("gives each tenant its own settings and destroys both back", async () => {
@@ -144,17 +159,23 @@ describe(`a user project on the floor with two tenants, under pulumi v${FLOOR}`,
   });
 });
 
-describe(`a user project on the newest @pulumi/pulumi, ${NEWEST}, under the newest pulumi CLI, v${NEWEST_CLI}`, () => {
+describe(`a user project on the newest @pulumi/pulumi, ${NEWEST}, under the newest pulumi CLI, v${NEWEST_CLI}`, {
+  // The lifecycle, on the stack that the beforeAll installs.
+  timeout: budget(LIFECYCLE_STEPS),
+}, () => {
   let user: UserStack | undefined;
-  beforeAll(async () => {
-    user = await tenantUserStack({
-      manager: "npm",
-      line: 26,
-      way: "type-stripping",
-      dependencies: { "@pulumi/pulumi": NEWEST },
-      cliVersion: NEWEST_CLI,
-    });
-  }, 300_000);
+  beforeAll(
+    async () => {
+      user = await tenantUserStack({
+        manager: "npm",
+        line: 26,
+        way: "type-stripping",
+        dependencies: { "@pulumi/pulumi": NEWEST },
+        cliVersion: NEWEST_CLI,
+      });
+    },
+    budget({ installs: 1 }),
+  );
   afterAll(async () => {
     await user?.remove();
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
+import { budget } from "./support/budgets.js";
 import { clientsFile, example, type Stack, startStack } from "./support/e2e.js";
 import type { PulumiCommand, PulumiResult } from "./support/pulumi.js";
 
@@ -35,7 +36,7 @@ async function stackOf(entries: unknown[]): Promise<{
   };
 }
 
-describe("refusals before anything is sent", () => {
+describe("refusals before anything is sent", { timeout: budget({ pulumi: 2 }) }, () => {
   it("fails the preview of a thirdPartySecurityMode change with the message, sending nothing", async () => {
     const partner = (mode: string) => [
       { name: "partner", clientId: PARTNER, settings: { thirdPartySecurityMode: mode, sso: true } },

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import type { TenantState } from "../provider/local-tenant/store.js";
+import { budget } from "./support/budgets.js";
 import { example, type Stack, startStack, tenantExampleConfig } from "./support/e2e.js";
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
@@ -26,7 +27,8 @@ async function up(): Promise<void> {
   expect(result.ok).toBe(true);
 }
 
-describe("the tenant example through Pulumi's runtime", () => {
+// Four runs of the stack at most (drift found and repaired: up, the gate, refresh, up).
+describe("the tenant example through Pulumi's runtime", { timeout: budget({ pulumi: 4 }) }, () => {
   it("previews every resource as a create and sends nothing to the tenant", async () => {
     const result = await s.run("preview");
     expect(result.ok).toBe(true);

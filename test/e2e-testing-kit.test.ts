@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { budget, STEP_BOUNDS_MS } from "./support/budgets.js";
 import { type InstalledProject, installPackedPackage } from "./support/installed-package.js";
 import { DEFAULT_NODE_LINE, findNodeRuntime } from "./support/node-runtimes.js";
 import { ensurePulumiCli } from "./support/pulumi-cli.js";
@@ -21,42 +22,56 @@ const run = promisify(execFile);
 let project: InstalledProject;
 let home: string;
 
-beforeAll(async () => {
-  [project, home] = await Promise.all([
-    installTestingExample(),
-    mkdtemp(join(tmpdir(), "tenant-testing-home-")),
-  ]);
-}, 600_000);
+beforeAll(
+  async () => {
+    [project, home] = await Promise.all([
+      installTestingExample(),
+      mkdtemp(join(tmpdir(), "tenant-testing-home-")),
+    ]);
+  },
+  budget({ installs: 1 }),
+);
 
 afterAll(async () => {
   await Promise.all([project?.remove(), rm(home, { recursive: true, force: true })]);
 });
 
 describe("examples/testing, installed from the packed package", () => {
-  it("passes its own vitest run: preview, up, the drift gate and destroy against the seeded local tenant", async () => {
-    const cli = await ensurePulumiCli();
-    const vitest = join(project.dir, "node_modules", "vitest", "vitest.mjs");
-    const node = findNodeRuntime(DEFAULT_NODE_LINE).node;
-    const { stdout } = await run(node, [vitest, "run", "--reporter=verbose"], {
-      cwd: project.dir,
-      env: automationEnv(cli, home),
-      timeout: 540_000,
-      maxBuffer: 16 * 1024 * 1024,
-    }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
-      throw new Error(`the example's tests failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
-    });
-    expect(stdout).toMatch(/Tests\s+5 passed \(5\)/);
-  }, 600_000);
+  it(
+    "passes its own vitest run: preview, up, the drift gate and destroy against the seeded local tenant",
+    async () => {
+      const cli = await ensurePulumiCli();
+      const vitest = join(project.dir, "node_modules", "vitest", "vitest.mjs");
+      const node = findNodeRuntime(DEFAULT_NODE_LINE).node;
+      const { stdout } = await run(node, [vitest, "run", "--reporter=verbose"], {
+        cwd: project.dir,
+        env: automationEnv(cli, home),
+        timeout: STEP_BOUNDS_MS.exampleTests,
+        maxBuffer: 16 * 1024 * 1024,
+      }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+        throw new Error(
+          `the example's tests failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`,
+        );
+      });
+      expect(stdout).toMatch(/Tests\s+5 passed \(5\)/);
+    },
+    budget({ exampleTests: 1 }),
+  );
 });
 
-describe("a project that installed the package without the local tenant's packages", () => {
+describe("a project that installed the package without the local tenant's packages", {
+  timeout: budget({ node: 1 }),
+}, () => {
   let plain: InstalledProject;
   const MISSING =
     "the local tenant needs fastify, @fastify/formbody, jose, which are not installed: run npm install --save-dev fastify @fastify/formbody jose (optional peer dependencies of pulumi-tenant, which programs that do not test need not install)";
 
-  beforeAll(async () => {
-    plain = await installPackedPackage();
-  }, 600_000);
+  beforeAll(
+    async () => {
+      plain = await installPackedPackage();
+    },
+    budget({ installs: 1 }),
+  );
 
   afterAll(async () => {
     await plain?.remove();
@@ -65,15 +80,19 @@ describe("a project that installed the package without the local tenant's packag
   it("gets from startLocalTenant an error naming the packages to install", async () => {
     const script =
       'require("pulumi-tenant/testing").startLocalTenant().catch((e) => process.stdout.write(e.code + ": " + e.message))';
-    const { stdout } = await run(process.execPath, ["-e", script], { cwd: plain.dir });
+    const { stdout } = await run(process.execPath, ["-e", script], {
+      cwd: plain.dir,
+      timeout: STEP_BOUNDS_MS.node,
+    });
     expect(stdout).toBe(`ERR_LOCAL_TENANT: ${MISSING}`);
   });
 
   it("gets the same sentence from pulumi-tenant local-tenant, which exits 1", async () => {
     const cli = join(plain.dir, "node_modules", "pulumi-tenant", "dist", "provider", "cli.js");
-    const failed = await run(process.execPath, [cli, "local-tenant"], { cwd: plain.dir }).catch(
-      (error: { code: number; stderr: string }) => error,
-    );
+    const failed = await run(process.execPath, [cli, "local-tenant"], {
+      cwd: plain.dir,
+      timeout: STEP_BOUNDS_MS.node,
+    }).catch((error: { code: number; stderr: string }) => error);
     expect(failed).toMatchObject({ code: 1, stderr: `pulumi-tenant local-tenant: ${MISSING}\n` });
   });
 });

@@ -23,6 +23,7 @@ import {
   type TenantSeed,
 } from "../provider/local-tenant/seed.js";
 import { CLIENT_SETTINGS_FIELDS, checkInputs } from "../provider/schema/index.js";
+import { budget, STEP_BOUNDS_MS } from "./support/budgets.js";
 import { REPO_ROOT } from "./support/installed-package.js";
 import { RICH_IDS, RICH_SECRETS, RICH_SEED } from "./support/rich-tenant.js";
 
@@ -50,7 +51,7 @@ function byId(clients: WireClient[], id: string): WireClient {
 async function biomeFormat(text: string): Promise<string> {
   const child = run("node_modules/.bin/biome", ["format", "--stdin-file-path=generated/index.ts"], {
     cwd: REPO_ROOT,
-    timeout: 60_000,
+    timeout: STEP_BOUNDS_MS.node,
   });
   child.child.stdin?.end(text);
   return (await child).stdout;
@@ -345,42 +346,50 @@ describe("the program", () => {
   });
   const files = renderProject(plan, "rich", VERSIONS);
 
-  it("is formatted exactly as Biome formats it", async () => {
-    expect(await biomeFormat(files["index.ts"])).toBe(files["index.ts"]);
-    const defaults = planProgram({
-      clients: listed(DEFAULT_SEED),
-      pushProvider: "guardian",
-      fields: DEFAULT_FIELDS,
-    });
-    const text = renderIndex(defaults);
-    expect(await biomeFormat(text)).toBe(text);
-  });
+  it(
+    "is formatted exactly as Biome formats it",
+    async () => {
+      expect(await biomeFormat(files["index.ts"])).toBe(files["index.ts"]);
+      const defaults = planProgram({
+        clients: listed(DEFAULT_SEED),
+        pushProvider: "guardian",
+        fields: DEFAULT_FIELDS,
+      });
+      const text = renderIndex(defaults);
+      expect(await biomeFormat(text)).toBe(text);
+    },
+    budget({ node: 2 }),
+  );
 
-  it("lays out every kind of literal as Biome does", async () => {
-    const values = {
-      description:
-        "A description long enough that it cannot stay on the line of its own key, at all",
-      de: "a short key keeps even a long string on its own line, whatever the width of that line is",
-      quoted: 'he said "hi"',
-      both: `it's "both"`,
-      "not-an-identifier": 1,
-      __proto__: "a plain key",
-      urls: ["https://a.example.com/callback", "https://b.example.com/callback", "https://c.x/y"],
-      objects: [{ a: 1, b: 2 }, { c: 3 }],
-      arrays: [
-        [1, 2],
-        [3, 4],
-      ],
-      deep: { deeper: { deepest: ["x".repeat(95)] } },
-      empty: { object: {}, array: [] },
-      escapes: "line\nnext\ttab \u2028 é ☃ \\ end",
-      numbers: [-5, 0.5, 2592000],
-      nothing: null,
-    };
-    const members = Object.fromEntries([...Object.entries(values), ["__proto__", "a plain key"]]);
-    const text = ["const values = {", ...printMembers(members, 1), "};", ""].join("\n");
-    expect(await biomeFormat(text)).toBe(text);
-  });
+  it(
+    "lays out every kind of literal as Biome does",
+    async () => {
+      const values = {
+        description:
+          "A description long enough that it cannot stay on the line of its own key, at all",
+        de: "a short key keeps even a long string on its own line, whatever the width of that line is",
+        quoted: 'he said "hi"',
+        both: `it's "both"`,
+        "not-an-identifier": 1,
+        __proto__: "a plain key",
+        urls: ["https://a.example.com/callback", "https://b.example.com/callback", "https://c.x/y"],
+        objects: [{ a: 1, b: 2 }, { c: 3 }],
+        arrays: [
+          [1, 2],
+          [3, 4],
+        ],
+        deep: { deeper: { deepest: ["x".repeat(95)] } },
+        empty: { object: {}, array: [] },
+        escapes: "line\nnext\ttab \u2028 é ☃ \\ end",
+        numbers: [-5, 0.5, 2592000],
+        nothing: null,
+      };
+      const members = Object.fromEntries([...Object.entries(values), ["__proto__", "a plain key"]]);
+      const text = ["const values = {", ...printMembers(members, 1), "};", ""].join("\n");
+      expect(await biomeFormat(text)).toBe(text);
+    },
+    budget({ node: 1 }),
+  );
 
   it("quotes strings with the quote that needs fewer escapes", () => {
     expect(printString("plain")).toBe('"plain"');

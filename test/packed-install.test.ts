@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { budget, STEP_BOUNDS_MS } from "./support/budgets.js";
 import {
   asPulumiSdk,
   installOffline,
@@ -120,30 +121,38 @@ describe("an offline install that lacks a package", () => {
     await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
   });
 
-  it("says which package the npm cache lacks and what fills it", async () => {
-    const [project, cache] = (await Promise.all(
-      ["tenant-offline-project-", "tenant-empty-cache-"].map((prefix) =>
-        mkdtemp(join(tmpdir(), prefix)),
-      ),
-    )) as [string, string];
-    dirs.push(project, cache);
-    const packages = await repoLock();
-    const manifest = { name: "p", version: "1.0.0", dependencies: { "fastest-levenshtein": "*" } };
-    await writeFile(join(project, "package.json"), JSON.stringify(manifest));
-    await writeFile(
-      join(project, "package-lock.json"),
-      JSON.stringify({
+  it(
+    "says which package the npm cache lacks and what fills it",
+    async () => {
+      const [project, cache] = (await Promise.all(
+        ["tenant-offline-project-", "tenant-empty-cache-"].map((prefix) =>
+          mkdtemp(join(tmpdir(), prefix)),
+        ),
+      )) as [string, string];
+      dirs.push(project, cache);
+      const packages = await repoLock();
+      const manifest = {
         name: "p",
         version: "1.0.0",
-        lockfileVersion: 3,
-        requires: true,
-        packages: { "": manifest, ...lockSubset(packages, ["fastest-levenshtein"]) },
-      }),
-    );
-    await expect(installOffline(project, cache)).rejects.toThrow(
-      `cannot install the packed package offline: fastest-levenshtein is not in the npm cache (${cache}). The user project installs the lock file's versions from the cache that \`npm ci\` fills; run \`npm ci\` in the repository with the same npm cache, then the tests.`,
-    );
-  });
+        dependencies: { "fastest-levenshtein": "*" },
+      };
+      await writeFile(join(project, "package.json"), JSON.stringify(manifest));
+      await writeFile(
+        join(project, "package-lock.json"),
+        JSON.stringify({
+          name: "p",
+          version: "1.0.0",
+          lockfileVersion: 3,
+          requires: true,
+          packages: { "": manifest, ...lockSubset(packages, ["fastest-levenshtein"]) },
+        }),
+      );
+      await expect(installOffline(project, cache)).rejects.toThrow(
+        `cannot install the packed package offline: fastest-levenshtein is not in the npm cache (${cache}). The user project installs the lock file's versions from the cache that \`npm ci\` fills; run \`npm ci\` in the repository with the same npm cache, then the tests.`,
+      );
+    },
+    budget({ installs: 1 }),
+  );
 
   it("reads the package name out of npm's report of a tarball missing from the cache", () => {
     expect(
@@ -154,12 +163,14 @@ describe("an offline install that lacks a package", () => {
   });
 });
 
-describe("the packed package, as the registry and a user see it", () => {
+describe("the packed package, as the registry and a user see it", {
+  timeout: budget({ packs: 1 }),
+}, () => {
   /** The files `npm pack` puts in the tarball, and the manifest it packs. */
   async function packed(): Promise<{ files: string[]; manifest: Record<string, unknown> }> {
     const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
       cwd: REPO_ROOT,
-      timeout: 120_000,
+      timeout: STEP_BOUNDS_MS.pack,
     });
     const [result] = JSON.parse(stdout) as [{ files: { path: string }[] }];
     const manifest = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8"));

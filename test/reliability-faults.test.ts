@@ -3,6 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TenantApiOptions, TenantApiRequest } from "../provider/local-tenant/index.js";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import type { TenantState } from "../provider/local-tenant/store.js";
+import { budget } from "./support/budgets.js";
 import {
   example,
   type Stack,
@@ -76,16 +77,19 @@ async function pendingOperations(stack: Stack): Promise<string[]> {
 }
 
 let reference: unknown;
-beforeAll(async () => {
-  const clean = await startStack(example("tenant"), tenantExampleConfig());
-  try {
-    const result = await clean.run("up");
-    if (!result.ok) throw new Error(`the reference up failed: ${result.error}`);
-    reference = comparable(clean.api.store.snapshot());
-  } finally {
-    await clean.stop();
-  }
-}, 120_000);
+beforeAll(
+  async () => {
+    const clean = await startStack(example("tenant"), tenantExampleConfig());
+    try {
+      const result = await clean.run("up");
+      if (!result.ok) throw new Error(`the reference up failed: ${result.error}`);
+      reference = comparable(clean.api.store.snapshot());
+    } finally {
+      await clean.stop();
+    }
+  },
+  budget({ pulumi: 1 }),
+);
 
 let s: Stack | undefined;
 afterEach(async () => {
@@ -149,7 +153,8 @@ async function drainBucket(
   }
 }
 
-describe("up under faults", () => {
+// Each test converges in one up, or two.
+describe("up under faults", { timeout: budget({ pulumi: 2 }) }, () => {
   it("converges with 20% 500/503 answers, 5% dropped connections and latency spikes", async () => {
     await converges({
       faults: { error: 0.2, drop: 0.05, latency: { min: 0, max: 300 } },
@@ -239,7 +244,10 @@ describe("up under faults", () => {
  * the update's operations pending as "creating" in the state, and, when the kill cuts a checkpoint
  * write, an empty attributes file next to the checkpoint.
  */
-describe("up killed with SIGKILL after the tenant received its first write", () => {
+// The killed up, then up to two more runs and two `pulumi cancel`s.
+describe("up killed with SIGKILL after the tenant received its first write", {
+  timeout: budget({ pulumi: 3, pulumiCommands: 2 }),
+}, () => {
   const LOCKED =
     "the stack is currently locked by 1 lock(s). Either wait for the other process(es) to end " +
     "or delete the lock file with `pulumi cancel`.";

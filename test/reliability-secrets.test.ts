@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTenantApi } from "../provider/local-tenant/index.js";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { ClientSettingsProvider } from "../provider/providers/client-settings.js";
+import { budget } from "./support/budgets.js";
 import { clientsFile, example, type Stack, startStack } from "./support/e2e.js";
 import { readOnlyConfig, stackConfig } from "./support/harness.js";
 import type { PulumiCommand, PulumiResult } from "./support/pulumi.js";
@@ -173,9 +174,12 @@ describe.each(["apiToken", "clientCredentials"] as const)(
   "secrets over a full lifecycle authenticating with %s",
   (credentials) => {
     let run: Lifecycle;
-    beforeAll(async () => {
-      run = await lifecycle(credentials);
-    }, 300_000);
+    beforeAll(
+      async () => {
+        run = await lifecycle(credentials);
+      },
+      budget({ pulumi: COMMANDS.length }),
+    );
     afterAll(async () => {
       await run?.cleanup();
     });

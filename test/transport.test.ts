@@ -7,6 +7,7 @@ import { TenantConfigError } from "../provider/errors.js";
 import { ADMIN_SCOPES, startTenantApi, type TenantApi } from "../provider/local-tenant/index.js";
 import { PushProviderSelectionProvider } from "../provider/providers/push-provider-selection.js";
 import { NAME_KEY } from "../provider/resource-name.js";
+import { budget, STEP_BOUNDS_MS } from "./support/budgets.js";
 import { type Harness, stackConfig, startHarness } from "./support/harness.js";
 import { REPO_ROOT } from "./support/installed-package.js";
 
@@ -116,6 +117,12 @@ provider
   );
 `;
 
+/**
+ * The bound of one child: a short Node.js process, and the ~30 s that a failing child's retries
+ * wait (wall-clock time, not CPU), twice over (test/support/budgets.ts).
+ */
+const CHILD_BOUND_MS = STEP_BOUNDS_MS.node + 60_000;
+
 /** What a child printed. */
 type ChildOutcome =
   | { ok: true; outs: Record<string, unknown> }
@@ -138,7 +145,7 @@ function runChild(
       {
         cwd: REPO_ROOT,
         env: { ...base, ...env, CHILD_TENANT_CONFIG: JSON.stringify(config) },
-        timeout: 120_000,
+        timeout: CHILD_BOUND_MS,
       },
       (error, stdout, stderr) => {
         try {
@@ -162,7 +169,11 @@ describe("TLS certificate verification, in a child process", () => {
   let withWrongCa: Promise<ChildOutcome>;
   let withCa: Promise<ChildOutcome>;
   let withoutKeepAlive: Promise<ChildOutcome>;
-  const CHILD_TIMEOUT_MS = 120_000;
+  /**
+   * Each test awaits a child started before it (they run at once): the child's bound, and slack
+   * (test/support/budgets.ts).
+   */
+  const CHILD_TIMEOUT_MS = budget({ node: 1 }, { node: CHILD_BOUND_MS });
 
   /** The outcome of a child whose selection could not reach `untrusted` for `detail`. */
   const unreachable = (detail: string): ChildOutcome => ({

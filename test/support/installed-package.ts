@@ -1,11 +1,9 @@
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { promisify } from "node:util";
-
-const run = promisify(execFile);
+import { STEP_BOUNDS_MS } from "./budgets.js";
+import { runStep, runStepOrThrow } from "./steps.js";
 
 /** The repository root (this file is test/support/installed-package.ts). */
 export const REPO_ROOT = resolve(__dirname, "..", "..");
@@ -205,41 +203,46 @@ function versionOf(packages: LockPackages, name: string): string {
   return version;
 }
 
+/**
+ * Packs the repository into `dir` (`npm pack`, a step bounded by `STEP_BOUNDS_MS.pack`); returns
+ * the tarball's path.
+ */
 export async function pack(dir: string): Promise<string> {
   // The build is current (`npm test` builds first): packing must not rebuild dist/ under the feet
   // of the tests that run meanwhile, nor look for a pulumi CLI.
-  const { stdout } = await run(
+  const { stdout } = await runStepOrThrow(
     "npm",
     ["pack", "--silent", "--ignore-scripts", "--pack-destination", dir],
-    {
-      cwd: REPO_ROOT,
-      timeout: 120_000,
-    },
+    { cwd: REPO_ROOT, boundMs: STEP_BOUNDS_MS.pack, label: "npm pack" },
   );
   return join(dir, stdout.trim().split("\n").pop() ?? "");
 }
 
 /**
  * `npm ci --offline` in `dir` (which holds a package.json and its lock), with the npm cache given
- * or the environment's, and npm's failure turned into one sentence: which package the cache lacks
- * and what fills it, instead of npm's stack trace.
+ * or the environment's, as a step bounded by `STEP_BOUNDS_MS.install`; and npm's failure turned
+ * into one sentence: which package the cache lacks and what fills it, instead of npm's stack trace.
  */
 export async function installOffline(dir: string, npmCache?: string): Promise<void> {
-  try {
-    await run("npm", ["ci", "--offline", "--no-audit", "--no-fund", "--ignore-scripts"], {
+  const result = await runStep(
+    "npm",
+    ["ci", "--offline", "--no-audit", "--no-fund", "--ignore-scripts"],
+    {
       cwd: dir,
-      timeout: 180_000,
+      boundMs: STEP_BOUNDS_MS.install,
+      label: "npm ci --offline",
       env: npmCache === undefined ? process.env : { ...process.env, npm_config_cache: npmCache },
-    });
-  } catch (error) {
-    const stderr = String((error as { stderr?: unknown }).stderr ?? error);
+    },
+  );
+  if (result.killed !== undefined) throw new Error(`${result.killed}, in ${dir}`);
+  if (result.exitCode !== 0) {
+    const stderr = result.stderr;
     const missing = missingPackage(stderr);
     const cache = npmCache ?? process.env.npm_config_cache ?? "npm's default cache (~/.npm)";
     throw new Error(
       missing
         ? `cannot install the packed package offline: ${missing} is not in the npm cache (${cache}). The user project installs the lock file's versions from the cache that \`npm ci\` fills; run \`npm ci\` in the repository with the same npm cache, then the tests.`
         : `cannot install the packed package offline in ${dir}: npm ci failed: ${stderr.trim().split("\n").slice(-3).join(" ")}`,
-      { cause: error },
     );
   }
 }

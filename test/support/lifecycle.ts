@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { expect } from "vitest";
 import { DEFAULT_SEED_IDS } from "../../provider/local-tenant/seed.js";
+import { budget, type StepCounts } from "./budgets.js";
 import { type Stack, startStack, tenantExampleConfig } from "./e2e.js";
 import { findNodeRuntime, type NodeLine } from "./node-runtimes.js";
 import { lockedPulumiVersion } from "./pulumi-cli.js";
@@ -14,10 +15,17 @@ import { type TypeScriptWay, tenantProgram } from "./tenant-program.js";
 import { installUserProject, type UserProject, type UserProjectSpec } from "./user-project.js";
 
 /**
- * Bound on a test that installs a user project and runs its lifecycle: seven CLI commands, each
- * bounded on its own (test/support/pulumi.ts), after an install of a minute at most.
+ * The steps of the lifecycle ({@link expectTenantLifecycle}): six runs of the stack (preview, up,
+ * the gate, the repair, the gate again, destroy) and `stack output`; the budget of a test that runs
+ * it on a stack installed before (test/support/budgets.ts).
  */
-export const LIFECYCLE_TIMEOUT_MS = 300_000;
+export const LIFECYCLE_STEPS: StepCounts = { pulumi: 6, pulumiCommands: 1 };
+
+/**
+ * The budget of a test that installs a user project ({@link tenantUserStack}) and runs its
+ * lifecycle ({@link expectLifecyclePasses}): one install and {@link LIFECYCLE_STEPS}.
+ */
+export const LIFECYCLE_TIMEOUT_MS = budget({ installs: 1, ...LIFECYCLE_STEPS });
 
 /**
  * Runs the tenant example's lifecycle on `s` and asserts each step, throwing at the first step

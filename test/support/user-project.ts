@@ -5,17 +5,15 @@
  * test/support/local-registry.ts, under the Node.js line asked for. No request leaves the machine:
  * every tarball comes from the npm cache that `npm ci` filled.
  */
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { promisify } from "node:util";
+import { STEP_BOUNDS_MS } from "./budgets.js";
 import { type LockPackages, pack, REPO_ROOT } from "./installed-package.js";
 import { type ExtraTarball, type LocalRegistry, startLocalRegistry } from "./local-registry.js";
 import { type NodeRuntime, withNode } from "./node-runtimes.js";
-
-const run = promisify(execFile);
+import { runStep, runStepOrThrow } from "./steps.js";
 
 /** The package managers a user project is installed with. */
 export type PackageManager = "npm" | "pnpm" | "yarn-classic" | "yarn";
@@ -252,30 +250,72 @@ export function managerEnv(
   });
 }
 
-/** Runs the project's package manager in `root` against the registry at `registry`. */
+/**
+ * Runs the project's package manager in `root` against the registry at `registry`, as a step
+ * bounded by `STEP_BOUNDS_MS.install`.
+ */
 async function install(spec: UserProjectSpec, root: string, registry: string): Promise<string> {
   const home = join(root, ".home");
   await mkdir(home, { recursive: true });
   const plan = installPlan(spec, registry, home);
   for (const [name, text] of Object.entries(plan.files)) await writeFile(join(root, name), text);
-  try {
-    const { stdout, stderr } = await run(plan.command, [...plan.args], {
-      cwd: root,
-      env: managerEnv(spec.node, registry, home),
-      timeout: 240_000,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return `${stdout}${stderr}`;
-  } catch (error) {
-    const output = `${(error as { stdout?: string }).stdout ?? ""}${(error as { stderr?: string }).stderr ?? ""}`;
-    throw new Error(
-      `${spec.manager} install failed in ${root}: ${output.trim().split("\n").slice(-8).join("\n")}`,
-      { cause: error },
-    );
+  const result = await runStep(plan.command, plan.args, {
+    cwd: root,
+    env: managerEnv(spec.node, registry, home),
+    boundMs: STEP_BOUNDS_MS.install,
+    label: `${spec.manager} install`,
+  });
+  const output = `${result.stdout}${result.stderr}`;
+  if (result.killed !== undefined || result.exitCode !== 0) {
+    const why = result.killed ?? `${spec.manager} install failed`;
+    throw new Error(`${why} in ${root}: ${output.trim().split("\n").slice(-8).join("\n")}`);
   }
+  return output;
 }
 
 async function writeJson(path: string, value: unknown): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** The package installed globally into a prefix of its own: its `bin` folder, and the undo. */
+export interface GlobalInstall {
+  /** The folder npm links the package's commands into (`<prefix>/bin`), to put on PATH. */
+  readonly bin: string;
+  remove(): Promise<void>;
+}
+
+/**
+ * `npm install -g pulumi-tenant` as a user runs it, into a prefix in the temp directory, against
+ * the loopback registry of the lock's packages and the packed package, under `node`.
+ */
+export async function installGlobally(node: NodeRuntime): Promise<GlobalInstall> {
+  const root = await mkdtemp(join(tmpdir(), "tenant-global-"));
+  let registry: LocalRegistry | undefined;
+  try {
+    const packed = await packedPackage();
+    const lock = JSON.parse(await readFile(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
+      packages: LockPackages;
+    };
+    registry = await startLocalRegistry({ packages: lock.packages, extra: [packed] });
+    const home = join(root, ".home");
+    await mkdir(home, { recursive: true });
+    const prefix = join(root, "global");
+    await runStepOrThrow(
+      "npm",
+      ["install", "-g", "--prefix", prefix, `${packed.manifest.name}@${packed.manifest.version}`],
+      {
+        cwd: root,
+        env: managerEnv(node, registry.url, home),
+        boundMs: STEP_BOUNDS_MS.install,
+        label: "npm install -g pulumi-tenant",
+      },
+    );
+    return { bin: join(prefix, "bin"), remove: () => rm(root, { recursive: true, force: true }) };
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  } finally {
+    await registry?.stop();
+  }
 }
