@@ -320,7 +320,7 @@ describe("pulumi-tenant audit of the live tenant", () => {
     expect([code, stdout, stderr]).toEqual([
       1,
       `${out}\n`,
-      `audited 6 clients: 4 mandatory and 10 advisory findings; the sarif report is in ${out}\n`,
+      `audited 6 clients: 4 mandatory findings and 10 advisory findings; the sarif report is in ${out}\n`,
     ]);
     const log = JSON.parse(await readFile(out, "utf8"));
     expect(validateSarif(log), JSON.stringify(validateSarif.errors)).toBe(true);

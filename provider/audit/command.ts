@@ -29,7 +29,7 @@ import {
 } from "./report.js";
 import { renderSarif } from "./sarif.js";
 import { type ReadClients, readLive, readSeed } from "./source.js";
-import { renderText } from "./text.js";
+import { count, renderText } from "./text.js";
 
 /** Where the command writes and what it reads from its process. */
 export interface AuditIo {
@@ -138,8 +138,9 @@ export async function runAudit(args: readonly string[], io: AuditIo): Promise<nu
       const path = await writeReport(options.out, text);
       const { byLevel } = countsOf(report);
       say(
-        `audited ${report.clientCount} clients: ${byLevel.mandatory} mandatory and ` +
-          `${byLevel.advisory} advisory findings; the ${options.format} report is in ${path}`,
+        `audited ${count(report.clientCount, "client")}: ` +
+          `${count(byLevel.mandatory, "mandatory finding")} and ` +
+          `${count(byLevel.advisory, "advisory finding")}; the ${options.format} report is in ${path}`,
       );
       await io.stdout(`${path}\n`);
     }

@@ -9,8 +9,8 @@
 import { describeClient, type Finding } from "./judge.js";
 import { type AuditReport, countsOf } from "./report.js";
 
-/** `1 client`, `2 clients`. */
-function count(n: number, one: string, many = `${one}s`): string {
+/** `1 client`, `2 clients`: a number of things, in the report's and the command's sentences. */
+export function count(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
