@@ -26,8 +26,9 @@ export interface ClientGateway {
   findClient(clientId: string, fields: readonly string[]): Promise<WireClient | undefined>;
   /**
    * PATCHes `body` (wire names, sent as it is) and returns the client as the tenant answered, or
-   * undefined when the answer carried no client. With `ifExists`, a client that does not exist
-   * (404) is no failure and also gives undefined.
+   * undefined when the answer carried no client. An empty body changes nothing: nothing is sent,
+   * and the answer is undefined. With `ifExists`, a client that does not exist (404) is no failure
+   * and also gives undefined.
    */
   patchClient(
     clientId: string,
@@ -54,6 +55,7 @@ export function apiClientGateway(api: TenantApiClient, context: OperationContext
       return (await api.call<WireClient>(context, clientReadRequest(clientId, fields))).data;
     },
     patchClient: async (clientId, body, options) => {
+      if (Object.keys(body).length === 0) return undefined;
       let answer: { status: number; data: WireClient };
       try {
         answer = await api.call<WireClient>(context, {

@@ -13,9 +13,9 @@ export interface Operation {
 }
 
 /**
- * Runs `body` and names `resource` on every {@link TenantError} it throws: the one place where
- * errors get the resource in front of their message (see {@link TenantError.concerning}). The error
- * is thrown on as it is, stack included. For steps that call no API (diff).
+ * Runs `body` and names `resource` on every {@link TenantError} it throws (see
+ * {@link TenantError.concerning}), as {@link runOperation} does for an operation. The error is
+ * thrown on as it is, stack included. For steps that call no API (diff).
  */
 export async function concerning<T>(resource: string, body: () => T | Promise<T>): Promise<T> {
   try {
@@ -25,39 +25,42 @@ export async function concerning<T>(resource: string, body: () => T | Promise<T>
   }
 }
 
-/** What an operation acts on: the resource, as errors name it, and the tenant it is in. */
+/**
+ * What an operation acts on: a resource of `kind` with these `props` (the inputs of create and
+ * update, the stored outputs of read and delete, which carry the connection, so refresh and destroy
+ * reach the tenant without the program); `id` names a resource whose state has no name.
+ */
 export interface Target {
-  /** `ClientSettings "web"`. */
-  readonly resource: string;
-  /** The resource's `tenant` input, undefined when it uses the stack config. */
-  readonly tenant: unknown;
+  readonly kind: ResourceKind;
+  readonly props: Record<string, unknown>;
+  readonly id?: string | undefined;
 }
 
-/**
- * The target of an operation on a resource of `kind` with these `props`: the inputs of create and
- * update, the stored outputs of read and delete (which carry the connection, so refresh and
- * destroy reach the tenant without the program). `id` names a resource whose state has no name.
- */
+/** The {@link Target} of an operation on a resource of `kind` with these `props`. */
 export function target(kind: ResourceKind, props: Record<string, unknown>, id?: string): Target {
-  return { resource: describeResource(kind, props, id), tenant: props[TENANT_KEY] };
+  return { kind, props, id };
 }
 
 /**
- * Runs `body` with the tenant client and a fresh deadline, naming the resource on its errors. The
- * tenant is the target's `tenant` input, else the stack config's. Settings are resolved here, not
- * at configure time, so that a preview (check and diff only) needs no credentials; a missing or
- * invalid setting surfaces as a `TenantConfigError` that names the resource.
+ * Runs `body` with the tenant client and a fresh deadline, naming the resource on its errors (as
+ * {@link concerning} does). The tenant is the target's `tenant` input, else the stack config's.
+ * Settings are resolved here, not at configure time, so that a preview (check and diff only) needs
+ * no credentials; a missing or invalid setting surfaces as a `TenantConfigError` that names the
+ * resource.
  */
-export function runOperation<T>(
-  { resource, tenant }: Target,
+export async function runOperation<T>(
+  { kind, props, id }: Target,
   body: (operation: Operation) => Promise<T>,
 ): Promise<T> {
-  return concerning(resource, () => {
-    const settings = settingsFor(tenant);
-    return body({
+  const resource = describeResource(kind, props, id);
+  try {
+    const settings = settingsFor(props[TENANT_KEY]);
+    return await body({
       context: startOperation(settings, resource),
       client: getTenantClient(settings),
       settings,
     });
-  });
+  } catch (error) {
+    throw error instanceof TenantError ? error.concerning(resource) : error;
+  }
 }
