@@ -8,20 +8,24 @@ import { describe, expect, it } from "vitest";
 import { ImmutableFieldError } from "../provider/errors.js";
 import type { Props } from "../provider/json.js";
 import {
+  clientUpdate,
   fieldsToRead,
   planCreate,
   planDelete,
   planDiff,
   planRead,
   planUpdate,
-  updateNeedsLive,
 } from "../provider/plan/client-settings.js";
+import { type DeclaredClient, declaredClient } from "../provider/plan/declared.js";
 import { UNKNOWN } from "../provider/schema/unknown.js";
 
 const ID = "client-1";
 
 /** Inputs of a resource named "web" for client {@link ID}. */
 const inputs = (fields: Props): Props => ({ __resourceName: "web", clientId: ID, ...fields });
+
+/** What {@link inputs} of `fields` declare, as every decision takes it. */
+const declared = (fields: Props) => declaredClient(inputs(fields));
 
 /** `jwt_configuration` as the platform stores it: defaults filled in, and a key it added. */
 const jwt = (lifetime: number): Props => ({
@@ -56,14 +60,14 @@ function patched(client: Props, body: Props): Props {
 
 /** The outputs a create of `fields` against `client` leaves in the state. */
 function created(fields: Props, client: Props = live()): Props {
-  const plan = planCreate(inputs(fields), client);
+  const plan = planCreate(declared(fields), client);
   return plan.report(patched(client, plan.send));
 }
 
 describe("planDiff", () => {
   it("reports no change when the outputs hold the declared values", () => {
     const outs = created({ jwtConfiguration: { lifetimeInSeconds: 36000 } });
-    expect(planDiff(outs, inputs({ jwtConfiguration: { lifetimeInSeconds: 36000 } }))).toEqual({
+    expect(planDiff(declared({ jwtConfiguration: { lifetimeInSeconds: 36000 } }), outs)).toEqual({
       changes: false,
       replaces: [],
     });
@@ -71,29 +75,27 @@ describe("planDiff", () => {
 
   it("reports a change when a declared nested key changes", () => {
     const outs = created({ jwtConfiguration: { lifetimeInSeconds: 36000 } });
-    const diff = planDiff(outs, inputs({ jwtConfiguration: { lifetimeInSeconds: 60 } }));
+    const diff = planDiff(declared({ jwtConfiguration: { lifetimeInSeconds: 60 } }), outs);
     expect(diff.changes).toBe(true);
   });
 
   it("reports a change when a field leaves the program", () => {
-    expect(planDiff(created({ sso: true }), inputs({})).changes).toBe(true);
+    expect(planDiff(declared({}), created({ sso: true })).changes).toBe(true);
   });
 
   it("reports a change when a metadata key leaves the map", () => {
     const outs = created({ clientMetadata: { team: "identity", owner: "ops" } });
-    expect(planDiff(outs, inputs({ clientMetadata: { team: "identity" } })).changes).toBe(true);
+    expect(planDiff(declared({ clientMetadata: { team: "identity" } }), outs).changes).toBe(true);
   });
 
   it("reports a change for a value still unknown during preview", () => {
-    expect(planDiff(created({ sso: true }), inputs({ sso: UNKNOWN })).changes).toBe(true);
+    expect(planDiff(declared({ sso: UNKNOWN }), created({ sso: true })).changes).toBe(true);
   });
 
   it("replaces the resource when the client id changes", () => {
     const outs = created({ sso: true });
-    expect(planDiff(outs, { ...inputs({ sso: true }), clientId: "other" })).toEqual({
-      changes: true,
-      replaces: ["clientId"],
-    });
+    const other = declaredClient({ ...inputs({ sso: true }), clientId: "other" });
+    expect(planDiff(other, outs)).toEqual({ changes: true, replaces: ["clientId"] });
   });
 
   it("refuses a change of thirdPartySecurityMode, naming the client and both values", () => {
@@ -101,7 +103,7 @@ describe("planDiff", () => {
       { thirdPartySecurityMode: "strict" },
       live({ third_party_security_mode: "strict" }),
     );
-    expect(() => planDiff(outs, inputs({ thirdPartySecurityMode: "permissive" }))).toThrowError(
+    expect(() => planDiff(declared({ thirdPartySecurityMode: "permissive" }), outs)).toThrowError(
       expect.objectContaining({
         name: "ImmutableFieldError",
         field: "thirdPartySecurityMode",
@@ -118,14 +120,14 @@ describe("planDiff", () => {
 
 describe("fieldsToRead", () => {
   it("asks for the declared fields by their wire names", () => {
-    expect(fieldsToRead(inputs({ sso: true, jwtConfiguration: {} }))).toEqual([
+    expect(fieldsToRead(declared({ sso: true, jwtConfiguration: {} }))).toEqual([
       "jwt_configuration",
       "sso",
     ]);
   });
 
   it("also asks for oidc_conformant when organizationRequireBehavior is declared", () => {
-    expect(fieldsToRead(inputs({ organizationRequireBehavior: "no_prompt" }))).toEqual([
+    expect(fieldsToRead(declared({ organizationRequireBehavior: "no_prompt" }))).toEqual([
       "organization_require_behavior",
       "oidc_conformant",
     ]);
@@ -134,32 +136,32 @@ describe("fieldsToRead", () => {
 
 describe("planCreate", () => {
   it("sends only the declared fields whose live value differs, by their wire names", () => {
-    const plan = planCreate(inputs({ description: "Portal", sso: true }), live());
+    const plan = planCreate(declared({ description: "Portal", sso: true }), live());
     expect(plan.send).toEqual({ sso: true });
   });
 
   it("sends a declared object merged over the live one, keeping the platform's keys as they are", () => {
-    const plan = planCreate(inputs({ jwtConfiguration: { lifetimeInSeconds: 60 } }), live());
+    const plan = planCreate(declared({ jwtConfiguration: { lifetimeInSeconds: 60 } }), live());
     expect(plan.send).toEqual({ jwt_configuration: jwt(60) });
   });
 
   it("sends only the declared metadata keys", () => {
-    const plan = planCreate(inputs({ clientMetadata: { owner: "ops", tier: "gold" } }), live());
+    const plan = planCreate(declared({ clientMetadata: { owner: "ops", tier: "gold" } }), live());
     expect(plan.send).toEqual({ client_metadata: { owner: "ops" } });
   });
 
   it("remembers each declared field whole, as the API answered it", () => {
-    const plan = planCreate(inputs({ jwtConfiguration: { lifetimeInSeconds: 60 } }), live());
+    const plan = planCreate(declared({ jwtConfiguration: { lifetimeInSeconds: 60 } }), live());
     expect(plan.remember).toEqual({ jwt_configuration: jwt(36000) });
   });
 
   it("remembers null for a declared metadata key the client lacks", () => {
-    const plan = planCreate(inputs({ clientMetadata: { owner: "ops" } }), live());
+    const plan = planCreate(declared({ clientMetadata: { owner: "ops" } }), live());
     expect(plan.remember).toEqual({ client_metadata: { owner: null } });
   });
 
   it("reports the declared keys in the user's spelling, with the prior values under the field names", () => {
-    const plan = planCreate(inputs({ jwtConfiguration: { lifetimeInSeconds: 60 } }), live());
+    const plan = planCreate(declared({ jwtConfiguration: { lifetimeInSeconds: 60 } }), live());
     expect(
       plan.report({ jwt_configuration: { alg: "RS256", lifetime_in_seconds: 60, fooBar: 1 } }),
     ).toEqual({
@@ -171,21 +173,21 @@ describe("planCreate", () => {
   });
 
   it("reports the live client when nothing was sent", () => {
-    expect(planCreate(inputs({ description: "Portal" }), live()).report()).toMatchObject({
+    expect(planCreate(declared({ description: "Portal" }), live()).report()).toMatchObject({
       description: "Portal",
     });
   });
 
   it("does not send a thirdPartySecurityMode equal to the client's", () => {
     const plan = planCreate(
-      inputs({ thirdPartySecurityMode: "strict" }),
+      declared({ thirdPartySecurityMode: "strict" }),
       live({ third_party_security_mode: "strict" }),
     );
     expect(plan.send).toEqual({});
   });
 
   it("refuses a thirdPartySecurityMode on a client that has none", () => {
-    expect(() => planCreate(inputs({ thirdPartySecurityMode: "strict" }), live())).toThrowError(
+    expect(() => planCreate(declared({ thirdPartySecurityMode: "strict" }), live())).toThrowError(
       expect.objectContaining({
         name: "ImmutableFieldError",
         live: null,
@@ -199,7 +201,7 @@ describe("planCreate", () => {
 
   it("refuses post_login_prompt on a client that is not OIDC conformant", () => {
     expect(() =>
-      planCreate(inputs({ organizationRequireBehavior: "post_login_prompt" }), live()),
+      planCreate(declared({ organizationRequireBehavior: "post_login_prompt" }), live()),
     ).toThrowError(
       expect.objectContaining({
         name: "TenantValidationError",
@@ -213,7 +215,7 @@ describe("planCreate", () => {
 
   it("accepts post_login_prompt when the program declares oidcConformant: true", () => {
     const plan = planCreate(
-      inputs({ organizationRequireBehavior: "post_login_prompt", oidcConformant: true }),
+      declared({ organizationRequireBehavior: "post_login_prompt", oidcConformant: true }),
       live(),
     );
     expect(plan.send).toEqual({
@@ -223,80 +225,86 @@ describe("planCreate", () => {
   });
 });
 
-describe("updateNeedsLive", () => {
+describe("clientUpdate: needsLive", () => {
+  /** Whether the update from `olds` to what `news` declares needs the live client. */
+  const needsLive = (olds: Props, news: DeclaredClient) => clientUpdate(news, olds).needsLive;
   const olds = created({ sso: true, jwtConfiguration: { lifetimeInSeconds: 60 } });
 
   it("is false when only a plain value changes", () => {
     expect(
-      updateNeedsLive(olds, inputs({ sso: false, jwtConfiguration: { lifetimeInSeconds: 60 } })),
+      needsLive(olds, declared({ sso: false, jwtConfiguration: { lifetimeInSeconds: 60 } })),
     ).toBe(false);
   });
 
   it("is true when a field is newly declared, to remember its prior value", () => {
-    const news = inputs({ sso: true, jwtConfiguration: { lifetimeInSeconds: 60 }, name: "x" });
-    expect(updateNeedsLive(olds, news)).toBe(true);
+    const news = declared({ sso: true, jwtConfiguration: { lifetimeInSeconds: 60 }, name: "x" });
+    expect(needsLive(olds, news)).toBe(true);
   });
 
   it("is true when a declared object changes, to merge it over the live one", () => {
-    const news = inputs({ sso: true, jwtConfiguration: { lifetimeInSeconds: 70 } });
-    expect(updateNeedsLive(olds, news)).toBe(true);
+    const news = declared({ sso: true, jwtConfiguration: { lifetimeInSeconds: 70 } });
+    expect(needsLive(olds, news)).toBe(true);
   });
 
   it("is true when a metadata key is newly declared", () => {
     const metadataOlds = created({ clientMetadata: { owner: "ops" } });
-    const news = inputs({ clientMetadata: { owner: "ops", region: "eu" } });
-    expect(updateNeedsLive(metadataOlds, news)).toBe(true);
+    const news = declared({ clientMetadata: { owner: "ops", region: "eu" } });
+    expect(needsLive(metadataOlds, news)).toBe(true);
   });
 
   it("is false when only the value of a remembered metadata key changes", () => {
     const metadataOlds = created({ clientMetadata: { owner: "ops" } });
-    expect(updateNeedsLive(metadataOlds, inputs({ clientMetadata: { owner: "dev" } }))).toBe(false);
+    expect(needsLive(metadataOlds, declared({ clientMetadata: { owner: "dev" } }))).toBe(false);
   });
 
   it("is true when organizationRequireBehavior changes, to check the live oidc_conformant", () => {
     const behaviorOlds = created({ organizationRequireBehavior: "no_prompt" });
-    const news = inputs({ organizationRequireBehavior: "pre_login_prompt" });
-    expect(updateNeedsLive(behaviorOlds, news)).toBe(true);
+    const news = declared({ organizationRequireBehavior: "pre_login_prompt" });
+    expect(needsLive(behaviorOlds, news)).toBe(true);
   });
 });
 
 describe("planUpdate", () => {
+  /** The plan of the update from `olds` to what `news` declares, `client` read when given. */
+  const planned = (olds: Props, news: DeclaredClient, client?: Props) =>
+    planUpdate(clientUpdate(news, olds), client);
+
   it("sends only the field that changed", () => {
     const olds = created({ sso: true, description: "x" });
-    expect(planUpdate(olds, inputs({ sso: true, description: "y" })).send).toEqual({
+    expect(planned(olds, declared({ sso: true, description: "y" })).send).toEqual({
       description: "y",
     });
   });
 
   it("puts a field that left the program back to its prior value", () => {
     const olds = created({ sso: true, description: "x" });
-    expect(planUpdate(olds, inputs({ sso: true })).send).toEqual({ description: "Portal" });
+    expect(planned(olds, declared({ sso: true })).send).toEqual({ description: "Portal" });
   });
 
   it("remembers the live value of a field declared after create", () => {
     const olds = created({ sso: true });
-    const plan = planUpdate(olds, inputs({ sso: true, description: "new" }), live());
+    const plan = planned(olds, declared({ sso: true, description: "new" }), live());
     expect(plan.remember).toEqual({ sso: false, description: "Portal" });
   });
 
   it("removes a metadata key this resource added when it leaves the map", () => {
     const olds = created({ clientMetadata: { owner: "ops", team: "platform" } });
-    const plan = planUpdate(olds, inputs({ clientMetadata: { team: "platform" } }));
+    const plan = planned(olds, declared({ clientMetadata: { team: "platform" } }));
     expect(plan.send).toEqual({ client_metadata: { owner: null } });
   });
 
   it("restores the prior value of a metadata key that leaves the map", () => {
     const olds = created({ clientMetadata: { owner: "ops", team: "platform" } });
-    const plan = planUpdate(olds, inputs({ clientMetadata: { owner: "ops" } }));
+    const plan = planned(olds, declared({ clientMetadata: { owner: "ops" } }));
     expect(plan.send).toEqual({ client_metadata: { team: "identity" } });
   });
 
   it("refuses a thirdPartySecurityMode newly declared that differs from the live one", () => {
     const olds = created({ sso: true }, live({ third_party_security_mode: "strict" }));
-    const news = inputs({ sso: true, thirdPartySecurityMode: "permissive" });
-    expect(() =>
-      planUpdate(olds, news, live({ third_party_security_mode: "strict" })),
-    ).toThrowError(ImmutableFieldError);
+    const news = declared({ sso: true, thirdPartySecurityMode: "permissive" });
+    expect(() => planned(olds, news, live({ third_party_security_mode: "strict" }))).toThrowError(
+      ImmutableFieldError,
+    );
   });
 });
 
@@ -320,7 +328,7 @@ describe("planDelete", () => {
   it("puts every changed field back as it was before create", () => {
     const client = live();
     const plan = planCreate(
-      inputs({ description: "x", jwtConfiguration: { lifetimeInSeconds: 60 } }),
+      declared({ description: "x", jwtConfiguration: { lifetimeInSeconds: 60 } }),
       client,
     );
     expect(planDelete(plan.report(patched(client, plan.send)))).toEqual({

@@ -1,6 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { apiClientGateway, type ClientGateway } from "../api/client-gateway.js";
-import type { WireClient } from "../api/client-read-policy.js";
+import { apiClientGateway } from "../api/client-gateway.js";
 import { startClientReadPass } from "../api/tenants.js";
 import type { ConfigSource } from "../config.js";
 import { withConnectionChange } from "../connection/change.js";
@@ -9,14 +8,15 @@ import { adoptClient } from "../generate/adopt.js";
 import { DEFAULT_FIELDS, wireFieldsToRead } from "../generate/fields.js";
 import type { Props } from "../json.js";
 import {
+  clientUpdate,
   fieldsToRead,
   planCreate,
   planDelete,
   planDiff,
   planRead,
   planUpdate,
-  updateNeedsLive,
 } from "../plan/client-settings.js";
+import { declaredClient } from "../plan/declared.js";
 import { describeResource } from "../resource-name.js";
 import { type Adopted, TenantProviderBase, type TenantResourceCore } from "./provider-base.js";
 import { concerning, runOperation, target } from "./run-operation.js";
@@ -25,8 +25,9 @@ const KIND = "ClientSettings";
 
 /**
  * The implementation behind the `ClientSettings` resource (resources/client-settings.ts); usable
- * directly in tests. It wires the pure plan (`plan/client-settings.ts`), which decides, to the
- * gateway (`api/client-gateway.ts`), which reads and writes the client.
+ * directly in tests. It turns the inputs once into what the program declares (`plan/declared.ts`)
+ * and wires the pure plan (`plan/client-settings.ts`), which decides from that, to the gateway
+ * (`api/client-gateway.ts`), which reads and writes the client.
  */
 export class ClientSettingsProvider extends TenantProviderBase implements TenantResourceCore {
   protected readonly kind = KIND;
@@ -51,7 +52,7 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
   diff(_id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
     return concerning(describeResource(KIND, news), () =>
       withConnectionChange(
-        planDiff(olds, news),
+        planDiff(declaredClient(news), olds),
         this.connectionChange(olds, news),
         "restore-old-first",
       ),
@@ -61,15 +62,20 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
   create(inputs: Props): Promise<pulumi.dynamic.CreateResult> {
     return runOperation(target(KIND, inputs), async ({ client, context }) => {
       const clients = apiClientGateway(client, context);
-      const clientId = String(inputs.clientId);
-      const plan = planCreate(inputs, await clients.getClient(clientId, fieldsToRead(inputs)));
-      return { id: clientId, outs: plan.report(await patch(clients, clientId, plan.send)) };
+      const declared = declaredClient(inputs);
+      const { clientId } = declared;
+      const live = await clients.getClient(clientId, fieldsToRead(declared));
+      const plan = planCreate(declared, live);
+      return { id: clientId, outs: plan.report(await clients.patchClient(clientId, plan.send)) };
     });
   }
 
   read(id: string, props: Props): Promise<pulumi.dynamic.ReadResult> {
     return runOperation(target(KIND, props, id), async ({ client, context }) => {
-      const live = await apiClientGateway(client, context).findClient(id, fieldsToRead(props));
+      const live = await apiClientGateway(client, context).findClient(
+        id,
+        fieldsToRead(declaredClient(props)),
+      );
       // The client itself is gone: so are its settings. The next `up` fails on the missing client.
       return live === undefined ? { id: "", props: {} } : { id, props: planRead(props, live) };
     });
@@ -93,19 +99,21 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
         );
       }
       const inputs: Props = { clientId: id, ...adoptClient(live, id, DEFAULT_FIELDS).values };
-      return { id, inputs, outs: planCreate(inputs, live).report(undefined) };
+      return { id, inputs, outs: planCreate(declaredClient(inputs), live).report(undefined) };
     });
   }
 
   update(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult> {
     return runOperation(target(KIND, news, id), async ({ client, context }) => {
       const clients = apiClientGateway(client, context);
-      const clientId = String(news.clientId);
-      const live = updateNeedsLive(olds, news)
-        ? await clients.getClient(clientId, fieldsToRead(news))
+      const declared = declaredClient(news);
+      const { clientId } = declared;
+      const update = clientUpdate(declared, olds);
+      const live = update.needsLive
+        ? await clients.getClient(clientId, fieldsToRead(declared))
         : undefined;
-      const plan = planUpdate(olds, news, live);
-      return { outs: plan.report(await patch(clients, clientId, plan.send)) };
+      const plan = planUpdate(update, live);
+      return { outs: plan.report(await clients.patchClient(clientId, plan.send)) };
     });
   }
 
@@ -117,14 +125,4 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
       await apiClientGateway(client, context).patchClient(id, send, { ifExists: true });
     });
   }
-}
-
-/** PATCHes `body` unless it is empty; the client as answered, or undefined when nothing came. */
-function patch(
-  clients: ClientGateway,
-  clientId: string,
-  body: Readonly<Record<string, unknown>>,
-): Promise<WireClient | undefined> {
-  if (Object.keys(body).length === 0) return Promise.resolve(undefined);
-  return clients.patchClient(clientId, body);
 }

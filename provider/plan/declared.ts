@@ -1,0 +1,77 @@
+/**
+ * What a `ClientSettings` program declares, worked out once from its inputs (or, for the last
+ * update, from the stored outputs): which client fields, in the API's form, each with the strategy
+ * its schema annotates. Every decision of the plan (`plan/client-settings.ts`) takes this value,
+ * never the raw inputs.
+ *
+ * @module
+ */
+
+import { connectionOutput } from "../connection/change.js";
+import type { Props } from "../json.js";
+import { NAME_KEY } from "../resource-name.js";
+import {
+  CLIENT_SETTINGS_FIELDS,
+  type ClientSettingsField,
+  fieldToWire,
+  wireName,
+} from "../schema/index.js";
+import { clientFieldSchema } from "../schema/wire.js";
+import { type FieldStrategy, strategyOf } from "./field-strategies.js";
+
+/** Values keyed by the wire names of client fields (`jwt_configuration`), in the wire's spelling. */
+export type WireFields = Record<string, unknown>;
+
+/** One client field: its name for the user and on the wire, and how it behaves. */
+export interface ClientField {
+  readonly field: ClientSettingsField;
+  readonly wire: string;
+  readonly strategy: FieldStrategy;
+}
+
+/** Every client field, in the schema's order, with the strategy its schema's annotation chooses. */
+export const CLIENT_FIELDS: readonly ClientField[] = CLIENT_SETTINGS_FIELDS.map((field) => ({
+  field,
+  wire: wireName(field),
+  strategy: strategyOf(clientFieldSchema(field)),
+}));
+
+const BY_WIRE_NAME: ReadonlyMap<string, ClientField> = new Map(
+  CLIENT_FIELDS.map((entry) => [entry.wire, entry]),
+);
+
+/** The field behind a wire name; every key of a {@link WireFields} has one. */
+export function fieldByWireName(wire: string): ClientField {
+  const entry = BY_WIRE_NAME.get(wire);
+  if (entry === undefined) throw new Error(`not a client field: ${wire}`);
+  return entry;
+}
+
+/** What a program declares of one client, in the API's form: see {@link declaredClient}. */
+export interface DeclaredClient {
+  /** The client whose settings these are. */
+  readonly clientId: string;
+  /** The declared fields (reserved keys and `clientId` left out), in the schema's order. */
+  readonly fields: readonly ClientField[];
+  /** Their values by wire name, in the wire's spelling. */
+  readonly values: WireFields;
+  /** What every report begins with: the resource's name, the client and the connection. */
+  readonly identity: Props;
+}
+
+/**
+ * What `props` (the inputs, or the outputs stored for the last ones) declare: the one conversion
+ * of what the user wrote into the wire's spelling (docs/platform.md, "Names on the wire").
+ */
+export function declaredClient(props: Props): DeclaredClient {
+  const fields = CLIENT_FIELDS.filter(({ field }) => props[field] !== undefined);
+  const values: WireFields = {};
+  for (const { field, wire } of fields) values[wire] = fieldToWire(field, props[field]);
+  const identity = { [NAME_KEY]: props[NAME_KEY], clientId: props.clientId };
+  return {
+    clientId: String(props.clientId),
+    fields,
+    values,
+    identity: { ...identity, ...connectionOutput(props) },
+  };
+}
