@@ -181,10 +181,31 @@ describe("the packed package, as the registry and a user see it", {
     const { files } = await packed();
     const outside = files.filter((path) => !path.startsWith("dist/provider/"));
     expect(outside).toEqual(["CHANGELOG.md", "LICENSE", "README.md", "package.json"]);
+    const launchers = files.filter((path) => path.endsWith("/pulumi-resource-tenant"));
+    expect(launchers.sort()).toEqual([
+      "dist/provider/plugin/bundle/pulumi-resource-tenant",
+      "dist/provider/plugin/pulumi-resource-tenant",
+    ]);
     const kinds = new Set(
-      files.map((path) => path.replace(/^.*?((\.d)?\.ts|\.js(\.map)?|\.\w+)$/, "$1")),
+      files
+        .filter((path) => !launchers.includes(path))
+        .map((path) => path.replace(/^.*?((\.d)?\.ts|\.js(\.map)?|\.\w+)$/, "$1")),
     );
-    expect([...kinds].sort()).toEqual([".d.ts", ".js", ".js.map", ".json", ".md", "LICENSE"]);
+    // The plugin bundle's licences of what it bundles (esbuild's legal comments) are the .txt.
+    expect([...kinds].sort()).toEqual([
+      ".d.ts",
+      ".js",
+      ".js.map",
+      ".json",
+      ".md",
+      ".txt",
+      "LICENSE",
+    ]);
+  });
+
+  it("leaves the plugin's build step out", async () => {
+    const { files } = await packed();
+    expect(files.filter((path) => path.includes("plugin/assemble"))).toEqual([]);
   });
 
   it("holds every module its exports and its command name", async () => {
