@@ -11,7 +11,10 @@ import type { PushProvider } from "./store.js";
 /** The tenant's name when a seed gives none, shown in each client's `tenant` field. */
 export const DEFAULT_TENANT = "local-tenant";
 
-/** The push provider selected when a seed names none, as on a new tenant (docs/platform.md). */
+/**
+ * The push provider selected when a seed names none: the platform's own push service, one of the
+ * three selections (docs/platform.md, "Push providers").
+ */
 export const DEFAULT_PUSH_PROVIDER: PushProvider = "guardian";
 
 /** Every scope the routes of this server check (docs/platform.md). */
