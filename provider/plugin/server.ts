@@ -77,11 +77,12 @@ function checkResponse({ inputs, failures }: CheckAnswer): provproto.CheckRespon
   return response;
 }
 
-/** The service implementation for `ResourceProviderService`. */
-function providerService({ face, version, schema }: ServedPlugin): provrpc.IResourceProviderServer {
+type Service = provrpc.IResourceProviderServer;
+
+/** The plugin's own calls: its version, its schema, its configuration. */
+function pluginCalls({ face, version, schema }: ServedPlugin) {
   return {
-    handshake: unimplemented("Handshake"),
-    parameterize: unimplemented("Parameterize"),
+    getPluginInfo: unary(() => new plugproto.PluginInfo().setVersion(version)),
     getSchema: unary((request: provproto.GetSchemaRequest) => {
       if (request.getVersion() !== 0) {
         throw new Error(`unsupported schema version ${request.getVersion()}`);
@@ -91,9 +92,6 @@ function providerService({ face, version, schema }: ServedPlugin): provrpc.IReso
     checkConfig: unary((request: provproto.CheckRequest) =>
       checkResponse(face.checkConfig(plain(request.getNews()))),
     ),
-    // No setting needs a replacement: a new domain or new credentials are taken at the next
-    // Configure, and each resource's own diff decides what a move to another tenant means.
-    diffConfig: unimplemented("DiffConfig"),
     configure: unary(async (request: provproto.ConfigureRequest) => {
       await face.configure(plain(request.getArgs()));
       return new provproto.ConfigureResponse()
@@ -102,8 +100,16 @@ function providerService({ face, version, schema }: ServedPlugin): provrpc.IReso
         .setAcceptresources(false)
         .setAcceptoutputs(false);
     }),
-    invoke: unimplemented("Invoke"),
-    call: unimplemented("Call"),
+    cancel: unary(() => new emptyproto.Empty()),
+    attach: unary(() => new emptyproto.Empty()),
+    getMapping: unary(() => new provproto.GetMappingResponse()),
+    getMappings: unary(() => new provproto.GetMappingsResponse()),
+  } satisfies Partial<Service>;
+}
+
+/** The resource calls, each handed to the face. */
+function resourceCalls(face: PluginFace) {
+  return {
     check: unary(async (request: provproto.CheckRequest) =>
       checkResponse(
         await face.check(request.getUrn(), plain(request.getOlds()), plain(request.getNews())),
@@ -116,21 +122,17 @@ function providerService({ face, version, schema }: ServedPlugin): provrpc.IReso
         plain(request.getOlds()),
         plain(request.getNews()),
       );
+      const { DIFF_SOME, DIFF_NONE } = provproto.DiffResponse.DiffChanges;
       return new provproto.DiffResponse()
-        .setChanges(
-          answer.changes
-            ? provproto.DiffResponse.DiffChanges.DIFF_SOME
-            : provproto.DiffResponse.DiffChanges.DIFF_NONE,
-        )
+        .setChanges(answer.changes ? DIFF_SOME : DIFF_NONE)
         .setReplacesList(answer.replaces)
         .setDeletebeforereplace(answer.deleteBeforeReplace);
     }),
     create: unary(async (request: provproto.CreateRequest) => {
-      const { id, properties } = await face.create(
-        request.getUrn(),
-        plain(request.getProperties()),
-      );
-      return new provproto.CreateResponse().setId(id).setProperties(struct(properties));
+      const created = await face.create(request.getUrn(), plain(request.getProperties()));
+      return new provproto.CreateResponse()
+        .setId(created.id)
+        .setProperties(struct(created.properties));
     }),
     read: unary(async (request: provproto.ReadRequest) => {
       const answer = await face.read(
@@ -145,10 +147,6 @@ function providerService({ face, version, schema }: ServedPlugin): provrpc.IReso
       }
       return response;
     }),
-    list: (call) =>
-      call.destroy(
-        Object.assign(new Error("List is not implemented"), { code: grpc.status.UNIMPLEMENTED }),
-      ),
     update: unary(async (request: provproto.UpdateRequest) => {
       const properties = await face.update(
         request.getUrn(),
@@ -162,13 +160,32 @@ function providerService({ face, version, schema }: ServedPlugin): provrpc.IReso
       await face.delete(request.getUrn(), request.getId(), plain(request.getProperties()));
       return new emptyproto.Empty();
     }),
+  } satisfies Partial<Service>;
+}
+
+/**
+ * What the plugin does not serve. DiffConfig among them: no setting needs a replacement (a new
+ * domain or new credentials are taken at the next Configure, and each resource's own diff decides
+ * what a move to another tenant means), and without it the engine treats a change as an update.
+ */
+function callsNotServed() {
+  return {
+    handshake: unimplemented("Handshake"),
+    parameterize: unimplemented("Parameterize"),
+    diffConfig: unimplemented("DiffConfig"),
+    invoke: unimplemented("Invoke"),
+    call: unimplemented("Call"),
     construct: unimplemented("Construct"),
-    cancel: unary(() => new emptyproto.Empty()),
-    getPluginInfo: unary(() => new plugproto.PluginInfo().setVersion(version)),
-    attach: unary(() => new emptyproto.Empty()),
-    getMapping: unary(() => new provproto.GetMappingResponse()),
-    getMappings: unary(() => new provproto.GetMappingsResponse()),
-  };
+    list: (call) =>
+      call.destroy(
+        Object.assign(new Error("List is not implemented"), { code: grpc.status.UNIMPLEMENTED }),
+      ),
+  } satisfies Partial<Service>;
+}
+
+/** The service implementation for `ResourceProviderService`. */
+function providerService(plugin: ServedPlugin): Service {
+  return { ...pluginCalls(plugin), ...resourceCalls(plugin.face), ...callsNotServed() };
 }
 
 /**
