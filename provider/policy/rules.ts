@@ -11,7 +11,15 @@
  */
 
 import type { ClientSettingsField } from "../schema/index.js";
-import { REDIRECT_URL_FIELDS, urlFindings } from "./urls.js";
+import {
+  declaredGrants,
+  flagRule,
+  inAllowedStack,
+  member,
+  urlRule,
+  violation,
+} from "./rule-shapes.js";
+import { urlFindings } from "./urls.js";
 
 /** The stable names of the rules: what a policy config file and a violation name them by. */
 export const RULE_NAMES = [
@@ -85,86 +93,6 @@ export interface TenantRule {
    */
   readonly fields: readonly ClientSettingsField[];
   judge(declared: Declared): Violation[];
-}
-
-/**
- * A violation of `field` with `value`: the one place where a violation's sentence is put together,
- * `<resource>: <field> <value as JSON> <what is wrong>`.
- */
-function violation(declared: Declared, field: string, value: unknown, wrong: string): Violation {
-  return {
-    field,
-    value,
-    reason: wrong,
-    message: `${declared.resource}: ${field} ${JSON.stringify(value)} ${wrong}`,
-  };
-}
-
-/** The declared URLs of the redirect fields, each with the field and index it is at. */
-function declaredUrls(props: Declared["props"]): { field: string; url: string }[] {
-  const found: { field: string; url: string }[] = [];
-  for (const field of REDIRECT_URL_FIELDS) {
-    const value = props[field];
-    if (typeof value === "string") found.push({ field, url: value });
-    else if (Array.isArray(value)) {
-      value.forEach((url, index) => {
-        if (typeof url === "string") found.push({ field: `${field}[${index}]`, url });
-      });
-    }
-  }
-  return found;
-}
-
-/** The declared grant types that are strings, each with its index. */
-function declaredGrants(props: Declared["props"]): { field: string; grant: string }[] {
-  const grants = props.grantTypes;
-  if (!Array.isArray(grants)) return [];
-  return grants.flatMap((grant, index) =>
-    typeof grant === "string" ? [{ field: `grantTypes[${index}]`, grant }] : [],
-  );
-}
-
-/** A member of a declared object field, when both are there. */
-function member(props: Declared["props"], field: string, key: string): unknown {
-  const value = props[field];
-  return typeof value === "object" && value !== null
-    ? (value as Record<string, unknown>)[key]
-    : undefined;
-}
-
-const inAllowedStack = ({ stack, config }: Declared): boolean =>
-  (config.allowedStacks ?? []).includes(stack);
-
-/** A rule about one URL at a time. */
-function urlRule(
-  rule: Omit<TenantRule, "judge" | "fields">,
-  finds: (url: string, declared: Declared) => boolean,
-  wrong: string,
-): TenantRule {
-  return {
-    ...rule,
-    fields: REDIRECT_URL_FIELDS,
-    judge: (declared) =>
-      declaredUrls(declared.props)
-        .filter(({ url }) => finds(url, declared))
-        .map(({ field, url }) => violation(declared, field, url, wrong)),
-  };
-}
-
-/** A rule about one boolean field that should not be `value`. */
-function flagRule(
-  rule: Omit<TenantRule, "judge" | "config" | "fields">,
-  field: ClientSettingsField,
-  value: boolean,
-  wrong: string,
-): TenantRule {
-  return {
-    ...rule,
-    config: [],
-    fields: [field],
-    judge: (declared) =>
-      declared.props[field] === value ? [violation(declared, field, value, wrong)] : [],
-  };
 }
 
 /** Grant types RFC 9700 rules out: the implicit grant and the resource owner password grant. */
