@@ -41,8 +41,8 @@ async function main(): Promise<void> {
   }
   try {
     const generator = await ensureSdkGen();
-    const built = generator.source === "built" ? `, built in ${generator.seconds} s` : "";
-    process.stdout.write(`sdk-gen (${generator.source}${built}): ${generator.path}\n`);
+    const built = generator.seconds === undefined ? "" : `, built in ${generator.seconds} s`;
+    process.stdout.write(`sdk-gen (built${built}): ${generator.path}\n`);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (message !== noSdkGenMessage()) throw error;
