@@ -16,7 +16,7 @@ export default defineConfig({
     // Most of the suite waits on child processes (the pulumi CLI, package managers, servers):
     // three files at a time keep both cores busy. Three heavy end-to-end files at once slow each
     // other's steps down several times over, which the budgets allow for: every step's bound is
-    // about four times its slowest time measured so, on 2 cores (test/support/budgets.ts), and
+    // at least four times its slowest time measured so, on 2 cores (test/support/budgets.ts), and
     // every test's timeout is more than the sum of its steps' bounds. Running the end-to-end
     // files one at a time instead (a project of their own with `maxWorkers: 1`) would add their
     // sum, most of the suite's time, to the run, for nothing the budgets do not give already.

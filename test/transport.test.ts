@@ -118,8 +118,8 @@ provider
 `;
 
 /**
- * The bound of one child: a short Node.js process, and the ~30 s that a failing child's retries
- * wait (wall-clock time, not CPU), twice over (test/support/budgets.ts).
+ * The bound of one child: a short Node.js process's (test/support/budgets.ts), and a minute more
+ * for a failing child's retries, which wait on timers, not on the CPU (under 3 s measured).
  */
 const CHILD_BOUND_MS = STEP_BOUNDS_MS.node + 60_000;
 

@@ -96,7 +96,7 @@ export function seconds(ms: number): string {
   return ms < 10_000 ? `${(Math.round(ms / 100) / 10).toString()} s` : `${Math.round(ms / 1000)} s`;
 }
 
-/** The sentence with which a step killed by its own bound fails: it names the step and the bound. */
+/** The sentence with which a step killed by its own bound fails, naming the step and the bound. */
 export function killedSentence(label: string, boundMs: number): string {
   return `${label} was killed after ${seconds(boundMs)}, its bound (test/support/budgets.ts)`;
 }
