@@ -183,7 +183,7 @@ describe("an audit of the local tenant: generate, then preview with the pack", {
   });
 });
 
-/** The fields docs/policy.md's audit recipe declares: every field a rule judges. */
+/** Every field a rule judges: what a generated program must declare for the pack to judge it all. */
 const AUDIT_FIELDS =
   "name,callbacks,allowedLogoutUrls,allowedOrigins,webOrigins,initiateLoginUri,grantTypes,appType," +
   "tokenEndpointAuthMethod,oidcConformant,crossOriginAuthentication,isTokenEndpointIpHeaderTrusted," +
