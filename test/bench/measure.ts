@@ -11,8 +11,8 @@
  *   the CLI spends saving the state (`SnapshotManager.saveSnapshot`: one full checkpoint of the
  *   file backend per step mutation); the number of saves is counted from the stack file's renames.
  * - the process tree under the CLI, read from /proc every {@link POLL_MS} ms: the start time of each
- *   dynamic-provider host (its launch by the engine; exact, from /proc/<pid>/stat) and its peak
- *   resident memory (VmHWM).
+ *   provider host, the dynamic-provider host or the tenant plugin (its launch by the engine; exact,
+ *   from /proc/<pid>/stat), and its peak resident memory (VmHWM).
  * - the tenant API's requests as they arrive ({@link RequestLog}), on the same clock.
  * - the engine's event log (summaryEvent.durationSeconds: the engine's own duration of the last
  *   pass, whole seconds).
@@ -29,12 +29,31 @@ import {
   type PulumiResult,
   processTree,
   type RunOptions,
+  runCli,
 } from "../support/pulumi.js";
 
 const run = promisify(execFile);
 
 /** How often the CLI's process tree is read. Start times come from /proc, not from the poll. */
 const POLL_MS = 200;
+
+/**
+ * Whether a process is a provider host as the engine launches it: the dynamic-provider launcher
+ * that `@pulumi/pulumi` ships, or the tenant plugin, whose launcher (`pulumi-resource-tenant`,
+ * from `pulumi plugin install` under `plugins/resource-tenant-v<version>/`) execs `node` on its
+ * `main.js` in the same process.
+ */
+const isProviderLaunch = (args: readonly string[]): boolean =>
+  args.some(
+    (arg) =>
+      arg.endsWith("pulumi-resource-pulumi-nodejs") ||
+      arg.endsWith("pulumi-resource-tenant") ||
+      arg.includes("/resource-tenant-v"),
+  );
+
+/** Whether a process runs a provider's code: the dynamic-provider host, or the tenant plugin. */
+const isProviderHost = (args: readonly string[]): boolean =>
+  args.some((arg) => arg.includes("dynamic-provider") || arg.includes("/resource-tenant-v"));
 
 /** One request to the tenant API, as it arrived. */
 export interface ApiRequest {
@@ -112,7 +131,7 @@ export interface Pass {
   run?: { start: number; end: number };
   /** When the engine launched the dynamic-provider host (/proc start time of its launcher). */
   providerLaunch?: number;
-  /** When the provider host answered its first call (`Handshake`). */
+  /** When the provider host answered its first call (`Handshake`, else its first call). */
   providerReady?: number;
   /** Check and Diff: serial (one registration at a time), in the engine's step generator. */
   check: OperationSpan | undefined;
@@ -135,7 +154,8 @@ export interface Pass {
 
 /** What one measured command did and where its time went. */
 export interface Measured {
-  command: PulumiCommand;
+  /** The command: `up`, `preview`..., or `import` ({@link measureCommand}). */
+  command: string;
   result: PulumiResult;
   /** The CLI's spawn and exit, ms since the epoch. */
   spawned: number;
@@ -168,12 +188,72 @@ export interface MeasureOptions extends RunOptions {
  * one registration at a time, as for a user who has not set PULUMI_PARALLEL_DIFF (the variable is
  * cleared).
  */
-export async function measureRun(
+export function measureRun(
   project: PulumiProject,
   command: PulumiCommand,
   options: MeasureOptions,
 ): Promise<Measured> {
   const { requests, instrument = true, ...runOptions } = options;
+  return measured(project, command, requests, instrument, (added) =>
+    project.run(command, undefined, {
+      ...runOptions,
+      timeoutMs: runOptions.timeoutMs ?? 900_000,
+      args: [...(runOptions.args ?? []), ...added.args],
+      env: { PULUMI_PARALLEL_DIFF: undefined, ...runOptions.env, ...added.env },
+      onStart: (child: ChildProcess) => {
+        added.onStart(child);
+        runOptions.onStart?.(child);
+      },
+    }),
+  );
+}
+
+/** Options of {@link measureCommand}. */
+interface CommandOptions {
+  requests: RequestLog;
+  /** Environment over the project's (a value of `undefined` removes a variable). */
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+  instrument?: boolean;
+}
+
+/**
+ * Runs `pulumi <args> --non-interactive --color never` in `project` and measures it as
+ * {@link measureRun} does: for the commands {@link PulumiProject.run} does not run, such as
+ * `pulumi import --file FILE --yes --out FILE` (which has no event log: its result has no steps,
+ * and `ok` is its exit code).
+ */
+export function measureCommand(
+  project: PulumiProject,
+  args: readonly string[],
+  options: CommandOptions,
+): Promise<Measured> {
+  const { requests, instrument = true } = options;
+  return measured(project, args[0] ?? "pulumi", requests, instrument, (added) =>
+    runCli(project.cli.path, [...args, "--non-interactive", "--color", "never", ...added.args], {
+      cwd: project.dir,
+      env: project.env({ PULUMI_PARALLEL_DIFF: undefined, ...options.env, ...added.env }),
+      boundMs: options.timeoutMs ?? 900_000,
+      label: `pulumi ${args[0] ?? ""}`,
+      onStart: added.onStart,
+    }),
+  );
+}
+
+/** What the measuring adds to a run: flags, environment, and a look at the CLI once it started. */
+interface Instrumentation {
+  args: string[];
+  env: Record<string, string>;
+  onStart: (child: ChildProcess) => void;
+}
+
+async function measured(
+  project: PulumiProject,
+  command: string,
+  requests: RequestLog,
+  instrument: boolean,
+  launch: (added: Instrumentation) => Promise<PulumiResult>,
+): Promise<Measured> {
   const tag = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
   const grpcLog = join(project.root, `grpc-${tag}.jsonl`);
   const profile = join(project.root, `cli-${tag}`);
@@ -192,15 +272,9 @@ export async function measureRun(
   const firstRequest = requests.requests.length;
   let result: PulumiResult;
   try {
-    result = await project.run(command, undefined, {
-      ...runOptions,
-      timeoutMs: runOptions.timeoutMs ?? 900_000,
-      ...(instrument ? { args: [...(runOptions.args ?? []), "--profiling", profile] } : {}),
-      env: {
-        PULUMI_PARALLEL_DIFF: undefined,
-        ...runOptions.env,
-        ...(instrument ? { PULUMI_DEBUG_GRPC: grpcLog } : {}),
-      },
+    result = await launch({
+      args: instrument ? ["--profiling", profile] : [],
+      env: instrument ? { PULUMI_DEBUG_GRPC: grpcLog } : {},
       onStart: (child: ChildProcess) => {
         spawned = Date.now();
         child.on("exit", () => {
@@ -212,7 +286,6 @@ export async function measureRun(
           look();
           poll = setInterval(look, POLL_MS);
         }
-        runOptions.onStart?.(child);
       },
     });
   } finally {
@@ -227,12 +300,10 @@ export async function measureRun(
   await rm(grpcLog, { force: true });
   const cliCpu = instrument ? await readCpuProfile(project.root, basename(profile)) : undefined;
   const launches = [...seen.values()]
-    .filter((p) => p.args.some((arg) => arg.endsWith("pulumi-resource-pulumi-nodejs")))
+    .filter((p) => isProviderLaunch(p.args))
     .map((p) => p.startedAt)
     .sort((a, b) => a - b);
-  const hosts = [...seen.values()].filter((p) =>
-    p.args.some((a) => a.includes("dynamic-provider")),
-  );
+  const hosts = [...seen.values()].filter((p) => isProviderHost(p.args));
   const peakKiB = Math.max(0, ...hosts.map((p) => p.peakRssKiB));
   const summary = result.events.find((e) => e.summaryEvent !== undefined)?.summaryEvent as
     | { durationSeconds?: number }
@@ -284,7 +355,7 @@ function watchTree(pid: number, seen: Map<number, SeenProcess>): void {
         known = { args: p.args, startedAt, peakRssKiB: 0 };
         seen.set(p.pid, known);
       }
-      if (p.args.some((arg) => arg.includes("dynamic-provider"))) {
+      if (isProviderHost(p.args)) {
         const status = readFileSync(join("/proc", String(p.pid), "status"), "utf8");
         const hwm = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
         known.peakRssKiB = Math.max(known.peakRssKiB, hwm);
@@ -384,6 +455,12 @@ function seconds(value: number, unit: string): number {
 
 const OPERATIONS = new Set(["Check", "Diff", "Read", "Create", "Update", "Delete"]);
 
+/**
+ * The commands whose passes before the last are their preview pass. Others (`import`: its
+ * preview, the import, then a host for the code it writes) are told apart by number.
+ */
+const PREVIEWING = new Set(["up", "refresh", "destroy"]);
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
@@ -405,7 +482,7 @@ function span(calls: GrpcCall[]): OperationSpan | undefined {
  * own). Everything logged from a pass's start to the next one's belongs to it.
  */
 function passesOf(
-  command: PulumiCommand,
+  command: string,
   calls: GrpcCall[],
   launches: number[],
   api: ApiRequest[],
@@ -425,12 +502,20 @@ function passesOf(
     const passApi = api.filter((r) => r.at >= start && r.at < next);
     const run = runs[i];
     const launch = launches.find((t) => t >= start && t < next);
-    const ready = provider.find((c) => c.method === "Handshake")?.start;
+    // A host that does not implement Handshake (the plugin) is ready at its first call.
+    const ready = (provider.find((c) => c.method === "Handshake") ?? provider[0])?.start;
     const beforeLast = i < starts.length - 1;
     const first = provider.find((c) => OPERATIONS.has(c.method));
     const same = first ? provider.filter((c) => c.method === first.method) : [];
     passes.push({
-      label: starts.length === 1 ? command : beforeLast ? "preview pass" : `${command} pass`,
+      label:
+        starts.length === 1
+          ? command
+          : !PREVIEWING.has(command)
+            ? `${command} pass ${i + 1}`
+            : beforeLast
+              ? "preview pass"
+              : `${command} pass`,
       start,
       end: Math.max(start, ...inPass.map((c) => c.end)),
       ...(run ? { run: { start: run.start, end: run.end } } : {}),
@@ -476,7 +561,7 @@ export function tenantPassSeconds(m: Measured): number | undefined {
 
 /** Seconds of the passes before the last (the preview pass of up, refresh and destroy). */
 export function previewPassSeconds(m: Measured): number | undefined {
-  if (m.passes.length < 2) return undefined;
+  if (m.passes.length < 2 || !PREVIEWING.has(m.command)) return undefined;
   const last = m.passes[m.passes.length - 1] as Pass;
   return (last.start - (m.passes[0] as Pass).start) / 1000;
 }

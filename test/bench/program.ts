@@ -23,6 +23,11 @@ export interface DeclaredClient {
 
 /** The installed clients-from-data program. */
 export interface BenchProgram {
+  /**
+   * The user project the packed package is installed in: its `node_modules`, and the installed
+   * `pulumi-tenant` command that writes the plugin tarball and generates programs.
+   */
+  readonly projectDir: string;
   /** The program's folder, inside the user project (its node_modules is one level up). */
   readonly dir: string;
   /** Writes the clients file: one ClientSettings per entry, named `client-<i>`. */
@@ -47,6 +52,7 @@ export async function installBenchProgram(): Promise<BenchProgram> {
   const dataFile = join(scratch, "clients.json");
   const stacks: PulumiProject[] = [];
   return {
+    projectDir: project.dir,
     dir,
     declare: (clients) =>
       writeFile(

@@ -5,13 +5,19 @@
  *
  * Scenarios, at the CLI's --parallel 8 (its default on 2 cores: 4 x GOMAXPROCS) and 64
  * (BENCH_PARALLEL=8 for one), against a
- * tenant limited to 10 requests per second with bursts of 20:
+ * tenant limited to 10 requests per second with bursts of 20, through the dynamic resources of a
+ * TypeScript program (test/bench/program.ts):
  *   1. up creating 200 ClientSettings (one declared field differs on each of 200 seeded clients)
  *   2. preview with nothing changed (and, once, the same preview without any measuring, to show
  *      what the measuring costs)
  *   3. up changing one field on all 200
  *   4. refresh with 10 clients changed out of band (must find exactly those 10)
  *   5. destroy (restores every prior value)
+ * and through the provider plugin (the tarball the packed package writes, installed with `pulumi
+ * plugin install`, docs/plugin.md), from a Pulumi YAML program declaring the same 200 clients
+ * (test/bench/plugin-stack.ts), at the CLI's default --parallel, on a tenant of its own seeded
+ * alike: 1 (up creating 200) and 2 (a preview with nothing changed). BENCH_FACES=plugin (or
+ * dynamic) runs one face.
  *
  * Each command runs as a user's does: up, refresh and destroy run a preview pass first (its own
  * program run and provider host), Check and Diff go one registration at a time (the environment's
@@ -23,17 +29,21 @@
  * provider host to the CLI's exit (the preview pass before it makes no call: it is the engine's and
  * the program's cost, shown apart). Refresh is held to its reads (at most 2 x min(N, ceil(T / 100))
  * + 1 client reads per pass, docs/client-reads.md). The wall time of every command is shown with
- * where it goes.
+ * where it goes. The whole `up` of 200 through the plugin (CLI start to exit, its preview pass
+ * included) is held to at most {@link PLUGIN_WHOLE_UP_TARGET} x the floor and to no more than the
+ * dynamic path's at the same --parallel; the dynamic path's whole `up` at the CLI's default
+ * --parallel to at most {@link DYNAMIC_WHOLE_UP_TARGET} x the floor.
  *
  * Prints the tables and the timelines, checks the targets, and writes the figures as JSON (the path
  * is printed). Not part of `npm test`: speed is measured here, never asserted in timed tests.
  */
 import { mkdir, stat, writeFile } from "node:fs/promises";
-import { loadavg } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { pageCountOf } from "../../provider/api/client-read-policy.js";
 import { startTenantApi, type TenantApi } from "../../provider/local-tenant/index.js";
 import { newClientId, type SeedClient } from "../../provider/local-tenant/seed.js";
+import { type PluginTarball, pluginTarballOf } from "../support/plugin.js";
 import type { PulumiCommand, PulumiProject } from "../support/pulumi.js";
 import {
   cell,
@@ -52,7 +62,8 @@ import {
   tenantPassSeconds,
   timeline,
 } from "./measure.js";
-import { type BenchProgram, installBenchProgram } from "./program.js";
+import { pluginStack, yamlProgram } from "./plugin-stack.js";
+import { type BenchProgram, type DeclaredClient, installBenchProgram } from "./program.js";
 
 const CLIENTS = 200;
 const RATE = 10;
@@ -64,11 +75,30 @@ const PARALLEL: readonly number[] = process.env.BENCH_PARALLEL
   : [8, 64];
 /** The pass that calls the tenant may take at most this many times its floor. */
 const PACING_TARGET = 1.05;
+/** The whole `up` of 200 through the plugin, CLI start to exit, at most this many times the floor. */
+const PLUGIN_WHOLE_UP_TARGET = 1.1;
+/** The whole `up` of 200 through the dynamic path at the CLI's default --parallel. */
+const DYNAMIC_WHOLE_UP_TARGET = 1.25;
+/**
+ * The CLI's default --parallel: 4 x GOMAXPROCS (pkg/cmd/pulumi/operations/up.go), GOMAXPROCS being
+ * the CPUs Go may use; the plugin path runs without the flag (and without PULUMI_PARALLEL).
+ */
+const DEFAULT_PARALLEL = 4 * availableParallelism();
+/** The faces benchmarked; BENCH_FACES=plugin runs one. */
+const FACES = new Set(
+  (process.env.BENCH_FACES ?? "dynamic,plugin").split(",").map((f) => f.trim()),
+);
 const REPO = resolve(__dirname, "..", "..");
+
+/** Which face of the package did the work: dynamic resources, or the provider plugin. */
+type Face = "dynamic" | "plugin";
 
 interface Figures {
   scenario: string;
+  face: Face;
   parallel: number;
+  /** Run without --parallel: the CLI's default (which {@link parallel} then gives). */
+  defaultParallel: boolean;
   /** Measured without the gRPC log, the profile or the /proc poll. */
   bare: boolean;
   ok: boolean;
@@ -107,6 +137,14 @@ interface Extras {
   stateBytesPerResource: number;
 }
 
+/** The declared settings of scenario 1: one description differs on each seeded client. */
+function declaredClients(seeded: readonly SeedClient[], revised = false): DeclaredClient[] {
+  return seeded.map((client, i) => ({
+    clientId: String(client.client_id),
+    description: `managed application ${i}${revised ? ", revised" : ""}`,
+  }));
+}
+
 function seedClients(): SeedClient[] {
   return Array.from({ length: CLIENTS }, (_, i) => ({
     client_id: newClientId(),
@@ -130,10 +168,14 @@ async function main(): Promise<void> {
   const all: Figures[] = [];
   const extras: Extras[] = [];
   try {
-    for (const parallel of PARALLEL) {
-      const { figures, extra } = await runSequence(program, parallel);
-      all.push(...figures);
-      extras.push(extra);
+    // The plugin path first, so that it runs next to the dynamic path at the default --parallel.
+    if (FACES.has("plugin")) all.push(...(await runPluginPath(program)));
+    if (FACES.has("dynamic")) {
+      for (const parallel of PARALLEL) {
+        const { figures, extra } = await runSequence(program, parallel);
+        all.push(...figures);
+        extras.push(extra);
+      }
     }
   } finally {
     await program.remove();
@@ -157,11 +199,11 @@ async function main(): Promise<void> {
   if (targets.some((t) => !t.met)) process.exitCode = 1;
 }
 
-async function runSequence(
-  program: BenchProgram,
-  parallel: number,
-): Promise<{ figures: Figures[]; extra: Extras }> {
-  const seeded = seedClients();
+/** A tenant of the 200 seeded clients at the benchmark's rate, and its request log. */
+async function startBenchTenant(seeded: SeedClient[]): Promise<{
+  api: TenantApi;
+  requests: RequestLog;
+}> {
   const requests = new RequestLog();
   const api = await startTenantApi({
     seed: { clients: seeded },
@@ -169,26 +211,84 @@ async function runSequence(
     onRequest: requests.record,
     onAnswer: requests.answer,
   });
-  const writeData = (description: (i: number) => string) =>
-    program.declare(
-      seeded.map((client, i) => ({
-        clientId: String(client.client_id),
-        description: description(i),
-      })),
-    );
+  return { api, requests };
+}
+
+/**
+ * Scenarios 1 and 2 through the provider plugin: a YAML program declaring what the TypeScript
+ * program declares, the plugin installed from the tarball of the installed package, the CLI's
+ * default --parallel.
+ */
+async function runPluginPath(program: BenchProgram): Promise<Figures[]> {
+  const tarball: PluginTarball = await pluginTarballOf(program.projectDir);
+  const seeded = seedClients();
+  const { api, requests } = await startBenchTenant(seeded);
   const figures: Figures[] = [];
   try {
-    await writeData((i) => `managed application ${i}`);
+    const project = await pluginStack(
+      api,
+      "plugin",
+      yamlProgram("tenant-bench-yaml", declaredClients(seeded)),
+      tarball,
+    );
+    try {
+      for (const [scenario, command] of [
+        ["1. up: create 200", "up"],
+        ["2. preview: no change", "preview"],
+      ] as const) {
+        figures.push(
+          await measureScenario({
+            api,
+            project,
+            requests,
+            scenario,
+            command,
+            face: "plugin",
+            parallel: DEFAULT_PARALLEL,
+            defaultParallel: true,
+            bare: false,
+          }),
+        );
+      }
+    } finally {
+      await project.remove();
+    }
+    return figures;
+  } finally {
+    await api.stop();
+    await tarball.remove();
+  }
+}
+
+async function runSequence(
+  program: BenchProgram,
+  parallel: number,
+): Promise<{ figures: Figures[]; extra: Extras }> {
+  const seeded = seedClients();
+  const { api, requests } = await startBenchTenant(seeded);
+  const figures: Figures[] = [];
+  try {
+    await program.declare(declaredClients(seeded));
     const project = await program.stack(api, `parallel-${parallel}`);
     const measure = (scenario: string, command: PulumiCommand, bare = false) =>
-      measureScenario({ api, project, requests, scenario, command, parallel, bare }).then((f) => {
+      measureScenario({
+        api,
+        project,
+        requests,
+        scenario,
+        command,
+        face: "dynamic",
+        parallel,
+        defaultParallel: false,
+        bare,
+      }).then((f) => {
         figures.push(f);
         return f;
       });
     await measure("1. up: create 200", "up");
     await measure("2. preview: no change", "preview");
     if (parallel === PARALLEL[0]) await measure("2. preview: no change", "preview", true);
-    await writeData((i) => `managed application ${i}, revised`);
+    await program.declare(declaredClients(seeded, true));
     await measure("3. up: change 200", "up");
     for (const client of seeded.slice(0, DRIFTED)) {
       const live = api.store.getClient(String(client.client_id));
@@ -230,17 +330,19 @@ async function measureScenario(s: {
   requests: RequestLog;
   scenario: string;
   command: PulumiCommand;
+  face: Face;
   parallel: number;
+  defaultParallel: boolean;
   bare: boolean;
 }): Promise<Figures> {
   const { api } = s;
   process.stdout.write(
-    `  ${s.scenario}${s.bare ? " (not measured)" : ""}, parallel ${s.parallel}...`,
+    `  ${s.scenario} (${s.face})${s.bare ? " (not measured)" : ""}, parallel ${parallelText(s)}...`,
   );
   api.resetStats();
   const m: Measured = await measureRun(s.project, s.command, {
     requests: s.requests,
-    parallel: s.parallel,
+    ...(s.defaultParallel ? { env: { PULUMI_PARALLEL: undefined } } : { parallel: s.parallel }),
     instrument: !s.bare,
   });
   const stats = api.stats();
@@ -256,7 +358,9 @@ async function measureScenario(s: {
   const { result } = m;
   const figures: Figures = {
     scenario: s.scenario,
+    face: s.face,
     parallel: s.parallel,
+    defaultParallel: s.defaultParallel,
     bare: s.bare,
     ok: result.ok,
     wallSeconds: m.wallSeconds,
@@ -305,10 +409,20 @@ interface Target {
   detail: string;
 }
 
+/** `8`, or `8 (default)` for a run without --parallel. */
+function parallelText(f: { parallel: number; defaultParallel: boolean }): string {
+  return f.defaultParallel ? `${f.parallel} (default)` : String(f.parallel);
+}
+
+/** The whole command's wall time over the floor, or null without API calls. */
+function wholeRatio(f: Figures): number | null {
+  return f.apiCalls > 0 ? f.wallSeconds / f.floorSeconds : null;
+}
+
 function checkTargets(all: Figures[], extras: Extras[]): Target[] {
   const targets: Target[] = [];
   for (const f of all.filter((x) => !x.bare)) {
-    const name = `${f.scenario} (parallel ${f.parallel})`;
+    const name = `${f.scenario} (${f.face}, parallel ${parallelText(f)})`;
     if (f.scenario.startsWith("2.")) {
       targets.push({
         target: `${name}: 0 API calls`,
@@ -356,6 +470,7 @@ function checkTargets(all: Figures[], extras: Extras[]): Target[] {
       });
     }
   }
+  targets.push(...wholeUpTargets(all));
   for (const e of extras) {
     targets.push({
       target: `__provider <= 1 KB per resource (parallel ${e.parallel})`,
@@ -366,15 +481,54 @@ function checkTargets(all: Figures[], extras: Extras[]): Target[] {
   return targets;
 }
 
+/**
+ * The whole `up` of 200 (scenario 1), CLI start to exit: through the plugin within
+ * {@link PLUGIN_WHOLE_UP_TARGET} x the floor and no slower than the dynamic path at the same
+ * --parallel; through the dynamic path at the CLI's default --parallel within
+ * {@link DYNAMIC_WHOLE_UP_TARGET} x the floor.
+ */
+function wholeUpTargets(all: Figures[]): Target[] {
+  const ups = all.filter((f) => !f.bare && f.scenario.startsWith("1."));
+  const whole = (f: Figures) =>
+    `${f.wallSeconds.toFixed(1)} s / ${f.floorSeconds.toFixed(1)} s = ${wholeRatio(f)?.toFixed(3) ?? "n/a"}`;
+  const targets: Target[] = [];
+  for (const f of ups.filter((x) => x.face === "plugin")) {
+    targets.push({
+      target: `1. up: create 200 (plugin): the whole up within ${PLUGIN_WHOLE_UP_TARGET} x the floor`,
+      met: f.ok && (wholeRatio(f) ?? Number.POSITIVE_INFINITY) <= PLUGIN_WHOLE_UP_TARGET,
+      detail: whole(f),
+    });
+    const dynamic = ups.find((x) => x.face === "dynamic" && x.parallel === f.parallel);
+    if (dynamic !== undefined) {
+      targets.push({
+        target: `1. up: create 200 (plugin): the whole up no slower than the dynamic path's (parallel ${f.parallel})`,
+        met: f.ok && dynamic.ok && f.wallSeconds <= dynamic.wallSeconds,
+        detail: `${f.wallSeconds.toFixed(1)} s against ${dynamic.wallSeconds.toFixed(1)} s`,
+      });
+    }
+  }
+  for (const f of ups.filter((x) => x.face === "dynamic" && x.parallel === DEFAULT_PARALLEL)) {
+    targets.push({
+      target: `1. up: create 200 (dynamic, parallel ${f.parallel}, the CLI's default): the whole up within ${DYNAMIC_WHOLE_UP_TARGET} x the floor`,
+      met: f.ok && (wholeRatio(f) ?? Number.POSITIVE_INFINITY) <= DYNAMIC_WHOLE_UP_TARGET,
+      detail: whole(f),
+    });
+  }
+  return targets;
+}
+
 function printReport(all: Figures[], extras: Extras[], targets: Target[]): void {
   const label = (f: Figures) => `${f.scenario}${f.bare ? " (bare)" : ""}`;
   process.stdout.write(
-    `\n200 ClientSettings, tenant at ${RATE} req/s (burst ${BURST}); pulumi CLI, file backend\n\n`,
+    `\n200 ClientSettings, tenant at ${RATE} req/s (burst ${BURST}); pulumi CLI, file backend; ` +
+      `dynamic: the TypeScript program's dynamic resources; plugin: a YAML program through the ` +
+      `provider plugin\n\n`,
   );
   process.stdout.write(
     `${table(
       [
         "scenario",
+        "face",
         "par",
         "result",
         "wall s",
@@ -392,7 +546,8 @@ function printReport(all: Figures[], extras: Extras[], targets: Target[]): void 
       ],
       all.map((f) => [
         label(f),
-        String(f.parallel),
+        f.face,
+        parallelText(f),
         f.ok ? "ok" : "FAILED",
         f.wallSeconds.toFixed(1),
         String(f.apiCalls),
@@ -414,6 +569,7 @@ function printReport(all: Figures[], extras: Extras[], targets: Target[]): void 
     `${table(
       [
         "scenario",
+        "face",
         "par",
         "wall",
         "floor",
@@ -436,10 +592,11 @@ function printReport(all: Figures[], extras: Extras[], targets: Target[]): void 
         .filter((f) => !f.bare)
         .map((f) => [
           f.scenario,
-          String(f.parallel),
+          f.face,
+          parallelText(f),
           f.wallSeconds.toFixed(1),
           f.floorSeconds.toFixed(1),
-          f.apiCalls > 0 ? (f.wallSeconds / f.floorSeconds).toFixed(2) : "-",
+          wholeRatio(f)?.toFixed(2) ?? "-",
           (f.wallSeconds - f.floorSeconds).toFixed(1),
           cell(f.startupSeconds),
           cell(f.previewPassSeconds),
@@ -458,8 +615,8 @@ function printReport(all: Figures[], extras: Extras[], targets: Target[]): void 
   );
   process.stdout.write(
     "  program: the program's run up to its first registration (the provider host's launch), per pass, summed\n" +
-      "  provider start: the dynamic-provider host's launch to its first answer, per pass, summed\n" +
-      "  1st call: each pass's first provider operation (loads pulumi-tenant/runtime, compiles the validator), summed\n" +
+      "  provider start: the provider host's launch (the dynamic-provider host, or the plugin) to its first answer, per pass, summed\n" +
+      "  1st call: each pass's first provider operation (the dynamic host loads pulumi-tenant/runtime there), summed\n" +
       "  Check+Diff s: the calls' durations summed; serial in preview and up (one registration at a time),\n" +
       "  but a refresh's Diffs run inside its steps, in parallel\n" +
       "  start-up + preview pass + the last pass's program and provider start come before the pass that calls\n" +
@@ -468,7 +625,7 @@ function printReport(all: Figures[], extras: Extras[], targets: Target[]): void 
   process.stdout.write("\ntimelines (seconds from the CLI's spawn):\n");
   for (const f of all.filter((x) => !x.bare)) {
     process.stdout.write(
-      `  ${f.scenario}, parallel ${f.parallel}: wall ${f.wallSeconds.toFixed(1)} s\n`,
+      `  ${f.scenario} (${f.face}), parallel ${parallelText(f)}: wall ${f.wallSeconds.toFixed(1)} s\n`,
     );
     for (const line of f.timeline) process.stdout.write(`    ${line}\n`);
   }
@@ -479,7 +636,9 @@ function printReport(all: Figures[], extras: Extras[], targets: Target[]): void 
     );
   }
   const bare = all.find((f) => f.bare);
-  const measured = all.find((f) => !f.bare && f.scenario === bare?.scenario);
+  const measured = all.find(
+    (f) => !f.bare && f.face === bare?.face && f.scenario === bare?.scenario,
+  );
   if (bare && measured) {
     process.stdout.write(
       `\nmeasuring's cost: ${bare.scenario} took ${measured.wallSeconds.toFixed(1)} s measured, ` +

@@ -28,11 +28,33 @@ export interface PluginTarball {
  */
 export async function packedPluginTarball(): Promise<PluginTarball> {
   const project = await installPackedPackage();
+  try {
+    const tarball = await pluginTarballOf(project.dir);
+    return {
+      ...tarball,
+      remove: async () => {
+        await tarball.remove();
+        await project.remove();
+      },
+    };
+  } catch (error) {
+    await project.remove();
+    throw error;
+  }
+}
+
+/**
+ * The plugin tarball that `pulumi-tenant plugin --out DIR` writes in `projectDir`, a user project
+ * that has the packed package installed already (the benchmarks install one for their TypeScript
+ * program and need not pack and install again for the plugin). Its `remove` removes the tarball's
+ * folder only; the project stays its owner's.
+ */
+export async function pluginTarballOf(projectDir: string): Promise<PluginTarball> {
   const out = await mkdtemp(join(tmpdir(), "tenant-plugin-"));
   try {
-    const cli = join(project.dir, "node_modules", "pulumi-tenant", "dist", "provider", "cli.js");
+    const cli = join(projectDir, "node_modules", "pulumi-tenant", "dist", "provider", "cli.js");
     const { stdout } = await runStepOrThrow(process.execPath, [cli, "plugin", "--out", out], {
-      cwd: project.dir,
+      cwd: projectDir,
       boundMs: STEP_BOUNDS_MS.node,
       label: "pulumi-tenant plugin",
     });
@@ -43,14 +65,10 @@ export async function packedPluginTarball(): Promise<PluginTarball> {
       path,
       bytes: (await stat(path)).size,
       version,
-      remove: async () => {
-        await rm(out, { recursive: true, force: true });
-        await project.remove();
-      },
+      remove: () => rm(out, { recursive: true, force: true }),
     };
   } catch (error) {
     await rm(out, { recursive: true, force: true });
-    await project.remove();
     throw error;
   }
 }
