@@ -3,11 +3,14 @@
  * at once), each in its own process; exits non-zero when any of them missed a target or failed,
  * after all have run. The stack benchmarks run the real `pulumi` CLI (docs/pulumi-cli.md).
  *   run.ts       200 ClientSettings paced at a 10 req/s tenant (up, preview, refresh, destroy),
- *                with where each command's wall time goes
+ *                with where each command's wall time goes; the up and a preview also through the
+ *                provider plugin from a YAML program
  *   reads.ts     client reads through the read pass (list pages or single GETs), per pass
  *   generate.ts  `pulumi-tenant generate` on a 1,000-client tenant at 2 req/s
  *   program-start.ts  a TypeScript program's start through Node.js's type stripping and ts-node
  *   audit.ts     `pulumi-tenant audit` of a 5,000-client tenant at 2 req/s, and of its seed offline
+ *   adopt.ts     adopting 1,000 of a 5,000-client tenant at 2 req/s as the README says: `pulumi
+ *                import --file` through the plugin, `pulumi up` of the generated program
  * `npm run bench -- audit.ts` runs only the benchmarks named.
  * Timing is sensitive to whatever else runs on the machine: the load average is printed before
  * and after each benchmark.
@@ -16,7 +19,14 @@ import { spawnSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 
-const BENCHMARKS = ["run.ts", "reads.ts", "generate.ts", "program-start.ts", "audit.ts"] as const;
+const BENCHMARKS = [
+  "run.ts",
+  "reads.ts",
+  "generate.ts",
+  "program-start.ts",
+  "audit.ts",
+  "adopt.ts",
+] as const;
 
 const named = process.argv.slice(2);
 const unknown = named.filter((file) => !(BENCHMARKS as readonly string[]).includes(file));

@@ -1,0 +1,487 @@
+/**
+ * `npm run bench -- adopt.ts`: adopting 1,000 clients of a 5,000-client tenant limited to 2
+ * requests per second (bursts of 10) the way the README tells users to, through both faces, from
+ * one run of the installed `pulumi-tenant generate --out DIR --import-file --clients ...` (read-only
+ * credentials):
+ *   P1. the plugin (README, "Every Pulumi language" > "Import"): in a YAML project that declares
+ *       nothing, with the plugin installed from the packed package's tarball,
+ *       `PULUMI_SKIP_CHECKPOINTS=true pulumi import --file DIR/import.json --yes --out FILE`;
+ *   P2. the same with `--skip-preview`: the import's preview pass reads every resource as the
+ *       import does, for a run that `--yes` approves anyway;
+ *   D1. the dynamic resources: the TypeScript program generate wrote, installed in a user project,
+ *       `PULUMI_SKIP_CHECKPOINTS=true pulumi up` (its preview pass first, as a user runs it);
+ *   D2. the same with `--skip-preview` (after the `pulumi preview` generate's closing line asks
+ *       for, the up's own preview pass runs the program and checks every resource again).
+ * `PULUMI_SKIP_CHECKPOINTS=true` makes Pulumi's file backend save the state once, at the end,
+ * instead of its whole checkpoint twice per resource (1,001 resources: about 2,000 saves of a
+ * growing file, which took 6 x the read floor); safe here because adoption writes nothing to the
+ * tenant, so a run cut short leaves nothing a later run could not read again. BENCH_ADOPT_CHECKPOINTS=1
+ * also runs both without it, for comparison.
+ *
+ * Targets: each adoption, CLI start to exit, at most {@link TARGET} x the read floor, the floor
+ * being the fewest reads adoption needs (the list pages that hold the clients, min(N, ceil(T/100)),
+ * and the push provider's one read) divided by the rate; no write to the tenant; every resource
+ * adopted; 429s at most 5% of calls. The time is also shown against the reads a pass may make
+ * (the read policy's bound, 2 x min(N, ceil(T/100)) + 1 client reads, and the push provider's,
+ * docs/client-reads.md). Each command starts with the tenant's bucket full, as a user's adoption
+ * would. generate's own time is shown, not held to a target here (generate.ts has its own).
+ * BENCH_ONLY=P1,D1 (any of P1, P2, D1, D2) runs some of them.
+ *
+ * Prints the tables, the timelines and the targets; exits non-zero when a target is not met.
+ */
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+import { pageCountOf } from "../../provider/api/client-read-policy.js";
+import { startTenantApi, type TenantApi } from "../../provider/local-tenant/index.js";
+import { type InstalledProject, installPackedPackage } from "../support/installed-package.js";
+import { type PluginTarball, pluginTarballOf } from "../support/plugin.js";
+import { PulumiProject } from "../support/pulumi.js";
+import { tenantConfig } from "../support/stack-config.js";
+import {
+  cell,
+  type Measured,
+  measureCommand,
+  measureRun,
+  previewPassSeconds,
+  programSeconds,
+  providerStartSeconds,
+  RequestLog,
+  startupSeconds,
+  table,
+  tailSeconds,
+  tenantPassSeconds,
+  timeline,
+} from "./measure.js";
+import { pluginStack, yamlProgram } from "./plugin-stack.js";
+
+const run = promisify(execFile);
+
+const CLIENTS = 5000;
+const MANAGED = 1000;
+const RATE = 2;
+const BURST = 10;
+/** Each adoption, CLI start to exit, at most this many times the read floor. */
+const TARGET = 1.5;
+const WITH_CHECKPOINTS = process.env.BENCH_ADOPT_CHECKPOINTS === "1";
+const ONLY = new Set((process.env.BENCH_ONLY ?? "P1,P2,D1,D2").split(",").map((s) => s.trim()));
+
+interface Row {
+  scenario: string;
+  ok: boolean;
+  measured: Measured;
+  calls: number;
+  writes: number;
+  rateLimited: number;
+  byRoute: Record<string, number>;
+  /** Resources adopted: imported into the state, or created by up. */
+  adopted: number;
+  floorSeconds: number;
+  /** The read policy's bound per pass, over the rate: what one pass may take reading. */
+  boundSeconds: number;
+  /** Held to {@link TARGET}: the runs with PULUMI_SKIP_CHECKPOINTS=true. */
+  held: boolean;
+  loadAverage: number;
+  error?: string;
+}
+
+interface Target {
+  target: string;
+  met: boolean;
+  detail: string;
+}
+
+/** The generated project: its folder (index.ts, Pulumi.yaml, package.json, import.json). */
+interface Generated {
+  dir: string;
+  seconds: number;
+  calls: number;
+  /** Resources in import.json: the push provider and the clients. */
+  resources: number;
+  hasPushProvider: boolean;
+}
+
+async function startTenant(): Promise<{ api: TenantApi; requests: RequestLog; ids: string[] }> {
+  const probe = await startTenantApi({});
+  const seeded = probe.store.snapshot().clients.length;
+  await probe.stop();
+  const requests = new RequestLog();
+  const api = await startTenantApi({
+    extraClients: CLIENTS - seeded,
+    rateLimit: { rate: RATE, burst: BURST },
+    onRequest: requests.record,
+    onAnswer: requests.answer,
+  });
+  return { api, requests, ids: api.store.snapshot().clients.map((c) => c.client_id) };
+}
+
+/** Runs the installed `pulumi-tenant generate` for `ids` with the read-only credentials. */
+async function generate(
+  installed: InstalledProject,
+  api: TenantApi,
+  ids: readonly string[],
+): Promise<Generated> {
+  const dir = await mkdtemp(join(tmpdir(), "tenant-bench-adopt-"));
+  const cli = join(installed.dir, "node_modules", "pulumi-tenant", "dist", "provider", "cli.js");
+  api.resetStats();
+  const started = performance.now();
+  await run(
+    process.execPath,
+    [cli, "generate", "--out", dir, "--import-file", "--clients", ids.join(",")],
+    {
+      cwd: installed.dir,
+      timeout: 600_000,
+      maxBuffer: 64 * 1024 * 1024,
+      env: {
+        ...process.env,
+        TENANT_DOMAIN: api.domain,
+        TENANT_CLIENT_ID: api.readOnly.clientId,
+        TENANT_CLIENT_SECRET: api.readOnly.clientSecret,
+      },
+    },
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const { resources } = JSON.parse(await readFile(join(dir, "import.json"), "utf8")) as {
+    resources: { type: string }[];
+  };
+  return {
+    dir,
+    seconds,
+    calls: api.stats().api,
+    resources: resources.length,
+    hasPushProvider: resources.some((r) => r.type.endsWith(":PushProviderSelection")),
+  };
+}
+
+/**
+ * Puts the generated TypeScript program into the installed project (a folder of its own, whose
+ * `node_modules` is one level up), its package.json keeping the installed dependencies (the
+ * generated ranges would ask a registry), as test/e2e-generate.test.ts does.
+ */
+async function installGenerated(installed: InstalledProject, generated: Generated) {
+  const dir = join(installed.dir, "adopt");
+  await mkdir(dir, { recursive: true });
+  for (const file of ["index.ts", "Pulumi.yaml"]) {
+    await writeFile(join(dir, file), await readFile(join(generated.dir, file)));
+  }
+  const manifest = JSON.parse(await readFile(join(generated.dir, "package.json"), "utf8"));
+  const own = JSON.parse(await readFile(join(installed.dir, "package.json"), "utf8"));
+  const { devDependencies: _dev, ...kept } = manifest;
+  await writeFile(
+    join(dir, "package.json"),
+    JSON.stringify({ ...kept, dependencies: own.dependencies }, null, 2),
+  );
+  return dir;
+}
+
+/** The tenant's bucket refills: each command starts as a user's would, with it full. */
+const refill = () => sleep((BURST / RATE) * 1000 + 500);
+
+/** How a scenario runs: which face, with or without its preview pass and checkpoints. */
+interface Variant {
+  readonly id: string;
+  readonly skipPreview: boolean;
+  readonly skipCheckpoints: boolean;
+}
+
+/** The floors of the adoption: the fewest reads, and the read policy's bound per pass. */
+interface Floors {
+  readonly floorSeconds: number;
+  readonly boundSeconds: number;
+}
+
+function scenarioName(variant: Variant, what: string): string {
+  return (
+    `${variant.id}. ${what}${variant.skipPreview ? " --skip-preview" : ""}` +
+    (variant.skipCheckpoints ? "" : ", every checkpoint")
+  );
+}
+
+function rowOf(
+  scenario: string,
+  m: Measured,
+  api: TenantApi,
+  adopted: number,
+  floors: Floors,
+  held: boolean,
+): Row {
+  const stats = api.stats();
+  const writes = Object.entries(stats.byRoute)
+    .filter(([route]) => /^(PUT|PATCH|POST|DELETE) \/api\//.test(route))
+    .reduce((sum, [, n]) => sum + n, 0);
+  const row: Row = {
+    scenario,
+    ok: m.result.ok,
+    measured: m,
+    calls: stats.api,
+    writes,
+    rateLimited: stats.byStatus["429"] ?? 0,
+    byRoute: stats.byRoute,
+    adopted,
+    ...floors,
+    held,
+    loadAverage: loadavg()[0] ?? 0,
+    ...(m.result.error ? { error: m.result.error } : {}),
+  };
+  process.stdout.write(
+    ` ${row.ok ? "ok" : "FAILED"}, ${m.wallSeconds.toFixed(1)} s, ${row.calls} calls, ${adopted} adopted\n`,
+  );
+  return row;
+}
+
+/** P: `pulumi import --file import.json --yes --out FILE` in a YAML project with the plugin. */
+async function importThroughPlugin(
+  api: TenantApi,
+  requests: RequestLog,
+  tarball: PluginTarball,
+  generated: Generated,
+  floors: Floors,
+  variant: Variant,
+): Promise<Row> {
+  const scenario = scenarioName(variant, "pulumi import --file --yes (plugin)");
+  const project = await pluginStack(
+    api,
+    `adopt-${variant.id}`,
+    yamlProgram("tenant-adopt", []),
+    tarball,
+  );
+  try {
+    const out = join(project.dir, "imported.yaml");
+    await refill();
+    process.stdout.write(`  ${scenario}...`);
+    api.resetStats();
+    const m = await measureCommand(
+      project,
+      [
+        "import",
+        "--file",
+        join(generated.dir, "import.json"),
+        "--yes",
+        ...(variant.skipPreview ? ["--skip-preview"] : []),
+        "--out",
+        out,
+      ],
+      {
+        requests,
+        env: { PULUMI_SKIP_CHECKPOINTS: variant.skipCheckpoints ? "true" : undefined },
+      },
+    );
+    const state = await project.exportState().catch(() => ({ deployment: { resources: [] } }));
+    const adopted = (state.deployment.resources ?? []).filter((r) =>
+      r.type.startsWith("tenant:index:"),
+    ).length;
+    return rowOf(scenario, m, api, adopted, floors, variant.skipCheckpoints);
+  } finally {
+    await project.remove();
+  }
+}
+
+/** D: `pulumi up` of the generated TypeScript program. */
+async function upGeneratedProgram(
+  api: TenantApi,
+  requests: RequestLog,
+  programDir: string,
+  floors: Floors,
+  variant: Variant,
+): Promise<Row> {
+  const scenario = scenarioName(variant, "pulumi up, generated program (dynamic)");
+  const project = await PulumiProject.create({
+    program: programDir,
+    stack: `adopt-${variant.id}`,
+    config: tenantConfig(api),
+  });
+  try {
+    await refill();
+    process.stdout.write(`  ${scenario}...`);
+    api.resetStats();
+    const m = await measureRun(project, "up", {
+      requests,
+      skipPreview: variant.skipPreview,
+      env: { PULUMI_SKIP_CHECKPOINTS: variant.skipCheckpoints ? "true" : undefined },
+    });
+    const adopted = m.result.counts.create ?? 0;
+    return rowOf(scenario, m, api, adopted, floors, variant.skipCheckpoints);
+  } finally {
+    await project.remove();
+  }
+}
+
+function checkTargets(rows: Row[], resources: number): Target[] {
+  const targets: Target[] = [];
+  for (const row of rows) {
+    const failed = row.ok ? "" : `; failed: ${row.error ?? "exit code"}`;
+    if (row.held) {
+      const ratio = row.measured.wallSeconds / row.floorSeconds;
+      targets.push({
+        target: `${row.scenario}: within ${TARGET} x the read floor`,
+        met: row.ok && ratio <= TARGET,
+        detail: `${row.measured.wallSeconds.toFixed(1)} s / ${row.floorSeconds.toFixed(1)} s = ${ratio.toFixed(3)}${failed}`,
+      });
+    }
+    targets.push({
+      target: `${row.scenario}: adopts all ${resources} resources with no write`,
+      met: row.ok && row.adopted === resources && row.writes === 0,
+      detail: `${row.adopted} adopted, ${row.writes} writes${failed}`,
+    });
+    targets.push({
+      target: `${row.scenario}: 429s <= 5% of calls`,
+      met: row.rateLimited <= 0.05 * row.calls,
+      detail: `${row.rateLimited} of ${row.calls}`,
+    });
+  }
+  return targets;
+}
+
+function printReport(rows: Row[], generated: Generated, targets: Target[]): void {
+  process.stdout.write(
+    `\nadoption of ${MANAGED} of ${CLIENTS} clients, tenant at ${RATE} req/s (burst ${BURST}); ` +
+      `pulumi CLI, file backend\n` +
+      `generate --import-file: ${generated.seconds.toFixed(1)} s, ${generated.calls} calls, ` +
+      `${generated.resources} resources in import.json\n\n`,
+  );
+  process.stdout.write(
+    `${table(
+      [
+        "scenario",
+        "result",
+        "wall s",
+        "calls",
+        "writes",
+        "429s",
+        "adopted",
+        "floor s",
+        "wall/floor",
+        "bound s",
+        "wall/bound",
+        "state saves",
+        "load",
+      ],
+      rows.map((row) => [
+        row.scenario,
+        row.ok ? "ok" : "FAILED",
+        row.measured.wallSeconds.toFixed(1),
+        String(row.calls),
+        String(row.writes),
+        String(row.rateLimited),
+        String(row.adopted),
+        row.floorSeconds.toFixed(1),
+        (row.measured.wallSeconds / row.floorSeconds).toFixed(3),
+        row.boundSeconds.toFixed(1),
+        (row.measured.wallSeconds / row.boundSeconds).toFixed(3),
+        String(row.measured.saves),
+        row.loadAverage.toFixed(1),
+      ]),
+    )}\n` +
+      "  floor: the fewest reads (list pages holding the clients, the push provider) over the rate;\n" +
+      "  bound: the reads one pass may make (2 x min(N, ceil(T/100)) + 1, the push provider) over the rate\n",
+  );
+  process.stdout.write("\nwhere the wall time goes (seconds):\n");
+  process.stdout.write(
+    `${table(
+      [
+        "scenario",
+        "wall",
+        "start-up",
+        "preview pass",
+        "program",
+        "provider start",
+        "tenant pass",
+        "save CPU s",
+        "CLI CPU s",
+        "shutdown",
+      ],
+      rows.map(({ scenario, measured: m }) => [
+        scenario,
+        m.wallSeconds.toFixed(1),
+        cell(startupSeconds(m)),
+        cell(previewPassSeconds(m)),
+        cell(programSeconds(m)),
+        cell(providerStartSeconds(m)),
+        cell(tenantPassSeconds(m)),
+        cell(m.cliCpu?.stateSaveSeconds, 2),
+        cell(m.cliCpu?.totalSeconds, 2),
+        cell(tailSeconds(m)),
+      ]),
+    )}\n`,
+  );
+  process.stdout.write("\ncalls by route:\n");
+  for (const row of rows) {
+    process.stdout.write(`  ${row.scenario}: ${JSON.stringify(row.byRoute)}\n`);
+  }
+  process.stdout.write("\ntimelines (seconds from the CLI's spawn):\n");
+  for (const row of rows) {
+    process.stdout.write(`  ${row.scenario}: wall ${row.measured.wallSeconds.toFixed(1)} s\n`);
+    for (const line of timeline(row.measured)) process.stdout.write(`    ${line}\n`);
+    if (!row.ok) process.stdout.write(`${row.measured.result.output.slice(-3000)}\n`);
+  }
+  process.stdout.write("\ntargets:\n");
+  for (const t of targets) {
+    process.stdout.write(`  ${t.met ? "met    " : "NOT MET"}  ${t.target}: ${t.detail}\n`);
+  }
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  process.stdout.write("Adoption: packing and installing the package into a fresh project...\n");
+  const installed = await installPackedPackage(["typescript", "ts-node"]);
+  let tarball: PluginTarball | undefined;
+  let generated: Generated | undefined;
+  const tenant = await startTenant();
+  const rows: Row[] = [];
+  try {
+    tarball = await pluginTarballOf(installed.dir);
+    const managed = tenant.ids.slice(tenant.ids.length - MANAGED);
+    process.stdout.write(`  generate --import-file --clients (${MANAGED} ids)...`);
+    generated = await generate(installed, tenant.api, managed);
+    process.stdout.write(` ${generated.seconds.toFixed(1)} s\n`);
+    const pages = Math.min(MANAGED, pageCountOf(tenant.ids.length));
+    const push = generated.hasPushProvider ? 1 : 0;
+    const floors: Floors = {
+      floorSeconds: (pages + push) / RATE,
+      boundSeconds: (2 * pages + 1 + push) / RATE,
+    };
+    const programDir = await installGenerated(installed, generated);
+    for (const skipCheckpoints of WITH_CHECKPOINTS ? [true, false] : [true]) {
+      for (const [id, skipPreview] of [
+        ["P1", false],
+        ["P2", true],
+        ["D1", false],
+        ["D2", true],
+      ] as const) {
+        if (!ONLY.has(id)) continue;
+        const variant: Variant = { id, skipPreview, skipCheckpoints };
+        rows.push(
+          id.startsWith("P")
+            ? await importThroughPlugin(
+                tenant.api,
+                tenant.requests,
+                tarball,
+                generated,
+                floors,
+                variant,
+              )
+            : await upGeneratedProgram(tenant.api, tenant.requests, programDir, floors, variant),
+        );
+      }
+    }
+    const targets = checkTargets(rows, generated.resources);
+    printReport(rows, generated, targets);
+    process.stdout.write(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+    if (targets.some((t) => !t.met)) process.exitCode = 1;
+  } finally {
+    await tenant.api.stop();
+    await tarball?.remove();
+    if (generated) await rm(generated.dir, { recursive: true, force: true });
+    await installed.remove();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exitCode = 1;
+});
