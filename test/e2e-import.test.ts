@@ -6,25 +6,15 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { budget, STEP_BOUNDS_MS } from "./support/budgets.js";
 import { type Stack, startStack, undoAfterEach, writesTo } from "./support/e2e.js";
-import { installPlugin, type PluginTarball, packedPluginTarball } from "./support/plugin.js";
+import { installPlugin, usePackedPlugin } from "./support/plugin.js";
 import { runStepOrThrow } from "./support/steps.js";
 
 const undo = undoAfterEach();
-let plugin: PluginTarball;
-
-beforeAll(
-  async () => {
-    plugin = await packedPluginTarball();
-  },
-  budget({ installs: 1, node: 1 }),
-);
-afterAll(async () => {
-  await plugin?.remove();
-});
+const plugin = usePackedPlugin();
 
 /** A YAML project that declares nothing yet, its plugin installed, against a local tenant. */
 async function emptyYamlStack(): Promise<Stack> {
@@ -35,7 +25,7 @@ async function emptyYamlStack(): Promise<Stack> {
   undo(() => stack.stop());
   const first = await stack.run("preview");
   expect(first.error, first.output).toBeUndefined();
-  await installPlugin(stack.project, plugin);
+  await installPlugin(stack.project, plugin());
   return stack;
 }
 
@@ -87,7 +77,7 @@ describe("pulumi import with the plugin", () => {
       undo(() => rm(out, { recursive: true, force: true }));
       await runStepOrThrow(
         process.execPath,
-        [plugin.cli, "generate", "--out", out, "--import-file"],
+        [plugin().cli, "generate", "--out", out, "--import-file"],
         {
           cwd: out,
           boundMs: STEP_BOUNDS_MS.node,

@@ -4,7 +4,7 @@
  * deploy machine gets it (docs/plugin.md). Two local tenants: the stack config's, and a second one
  * through an explicit provider.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startTenantApi, type TenantApi } from "../provider/local-tenant/index.js";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { budget } from "./support/budgets.js";
@@ -16,24 +16,14 @@ import {
   undoAfterEach,
   writesTo,
 } from "./support/e2e.js";
-import { installPlugin, type PluginTarball, packedPluginTarball } from "./support/plugin.js";
+import { installPlugin, usePackedPlugin } from "./support/plugin.js";
 import { type ExportedState, isSecretValue } from "./support/pulumi.js";
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
 const PARTNER = DEFAULT_SEED_IDS.strictThirdParty;
 
 const undo = undoAfterEach();
-let plugin: PluginTarball;
-
-beforeAll(
-  async () => {
-    plugin = await packedPluginTarball();
-  },
-  budget({ installs: 1, node: 1 }),
-);
-afterAll(async () => {
-  await plugin?.remove();
-});
+const plugin = usePackedPlugin();
 
 /** The program's own config for two tenants: the main one's clients, and the staging tenant. */
 function yamlConfig(staging: TenantApi): ConfigValues {
@@ -57,7 +47,7 @@ async function yamlStack(cliVersion: string): Promise<{ stack: Stack; staging: T
   undo(() => stack.stop());
   // The project is made at its first run: a preview, then the plugin goes into its PULUMI_HOME.
   await stack.run("preview", { env: { PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true" } });
-  await installPlugin(stack.project, plugin);
+  await installPlugin(stack.project, plugin());
   return { stack, staging };
 }
 
@@ -131,7 +121,7 @@ describe.each([
       expect(after.staging).toEqual(before.staging);
       expect(after.main.clients).toEqual(before.main.clients);
       expect(after.main.pushProvider).toEqual(before.main.pushProvider);
-      console.log(`lifecycle passed: YAML, pulumi v${cli}, plugin tarball ${plugin.bytes} B`);
+      console.log(`lifecycle passed: YAML, pulumi v${cli}, plugin tarball ${plugin().bytes} B`);
     },
     budget({ pulumi: 8, pulumiCommands: 2 }),
   );
