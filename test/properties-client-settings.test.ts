@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_SEED_IDS, type WireClient } from "../provider/local-tenant/index.js";
 import { fromWire, toWire } from "../provider/local-tenant/wire.js";
 import { matchesDeclared } from "../provider/plan/compare.js";
-import { NAME_KEY } from "../provider/resource-name.js";
+import { NAME_KEY } from "../provider/schema/index.js";
 import {
   type Constraint,
   constraintsOf,

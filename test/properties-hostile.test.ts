@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/index.js";
 import { fromWire, toWire } from "../provider/local-tenant/wire.js";
-import { NAME_KEY } from "../provider/resource-name.js";
 import { MAX_DEPTH } from "../provider/schema/check.js";
-import { checkInputs } from "../provider/schema/index.js";
+import { checkInputs, NAME_KEY } from "../provider/schema/index.js";
 import { type Harness, useFileHarness } from "./support/harness.js";
 
 /**

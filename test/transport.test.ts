@@ -6,7 +6,7 @@ import { resolveSettings } from "../provider/config.js";
 import { TenantConfigError } from "../provider/errors.js";
 import { ADMIN_SCOPES, startTenantApi, type TenantApi } from "../provider/local-tenant/index.js";
 import { PushProviderSelectionProvider } from "../provider/providers/push-provider-selection.js";
-import { NAME_KEY } from "../provider/resource-name.js";
+import { NAME_KEY } from "../provider/schema/index.js";
 import { budget, STEP_BOUNDS_MS } from "./support/budgets.js";
 import { type Harness, stackConfig, startHarness } from "./support/harness.js";
 import { REPO_ROOT } from "./support/installed-package.js";

@@ -9,11 +9,11 @@
 
 import { connectionOutput } from "../connection/change.js";
 import type { Props } from "../json.js";
-import { NAME_KEY } from "../resource-name.js";
 import {
   CLIENT_SETTINGS_FIELDS,
   type ClientSettingsField,
   fieldToWire,
+  NAME_KEY,
   wireName,
 } from "../schema/index.js";
 import { clientFieldSchema } from "../schema/wire.js";

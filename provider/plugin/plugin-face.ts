@@ -14,7 +14,7 @@ import { TenantConfigError } from "../errors.js";
 import { isPlainObject, type Props } from "../json.js";
 import type { TenantResourceCore } from "../providers/provider-base.js";
 import { SECRET_OUTPUTS } from "../providers/secret-outputs.js";
-import { NAME_KEY } from "../resource-name.js";
+import { NAME_KEY } from "../schema/index.js";
 import type { ResourceKind } from "../schema/kinds.js";
 import { secret, unwrap, wrap } from "./engine-values.js";
 import { typeToken } from "./package-schema.js";
@@ -186,7 +186,7 @@ export class PluginFace {
   }
 }
 
-/** `props` with the resource's name, which the core puts on every error (resource-name.ts). */
+/** `props` with the resource's name, which the core puts on every error (providers/run-operation.ts, `describeResource`). */
 function named(props: Props, name: string): Props {
   return { ...props, [NAME_KEY]: name };
 }

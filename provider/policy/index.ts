@@ -16,7 +16,7 @@
  */
 
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
-import { describeResource } from "../resource-name.js";
+import { describeResource } from "../providers/run-operation.js";
 import { resourceType } from "../resources/registration.js";
 import { type RuleConfig, type RuleConfigMember, TENANT_RULES, type TenantRule } from "./rules.js";
 

@@ -17,9 +17,8 @@ import {
   planUpdate,
 } from "../plan/client-settings.js";
 import { declaredClient } from "../plan/declared.js";
-import { describeResource } from "../resource-name.js";
 import { type Adopted, TenantProviderBase, type TenantResourceCore } from "./provider-base.js";
-import { concerning, runOperation, target } from "./run-operation.js";
+import { concerning, describeResource, runOperation, target } from "./run-operation.js";
 
 const KIND = "ClientSettings";
 
@@ -50,7 +49,8 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
    * @throws {ImmutableFieldError} when `thirdPartySecurityMode` would change on the same client.
    */
   diff(_id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
-    return concerning(describeResource(KIND, news), () =>
+    const resource = describeResource(KIND, news);
+    return concerning(resource, () =>
       withConnectionChange(
         planDiff(declaredClient(news), olds),
         this.connectionChange(olds, news),

@@ -3,7 +3,7 @@ import type { OperationContext, TenantApiClient } from "../api/client.js";
 import { connectionOutput, withConnectionChange } from "../connection/change.js";
 import { TenantImportError } from "../errors.js";
 import type { Props } from "../json.js";
-import { NAME_KEY } from "../resource-name.js";
+import { NAME_KEY } from "../schema/index.js";
 import { type Adopted, TenantProviderBase, type TenantResourceCore } from "./provider-base.js";
 import { runOperation, target } from "./run-operation.js";
 

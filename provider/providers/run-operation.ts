@@ -2,14 +2,27 @@ import { type OperationContext, startOperation, type TenantApiClient } from "../
 import { getTenantClient } from "../api/tenants.js";
 import { settingsFor, type TenantSettings } from "../config.js";
 import { TenantError } from "../errors.js";
-import { describeResource } from "../resource-name.js";
-import { type ResourceKind, TENANT_KEY } from "../schema/index.js";
+import { NAME_KEY, type ResourceKind, TENANT_KEY } from "../schema/index.js";
 
 /** What an operation works with: the resource's name, the client, and the deadline. */
 export interface Operation {
   readonly context: OperationContext;
   readonly client: TenantApiClient;
   readonly settings: TenantSettings;
+}
+
+/**
+ * `ClientSettings "web"`: how every message names a resource, from its {@link NAME_KEY} input.
+ * Falls back to the id, then to the kind alone, for states written without the name.
+ */
+export function describeResource(
+  kind: ResourceKind,
+  props: Record<string, unknown> | undefined,
+  id?: string,
+): string {
+  const name = props?.[NAME_KEY];
+  const shown = typeof name === "string" && name !== "" ? name : id;
+  return shown ? `${kind} "${shown}"` : kind;
 }
 
 /**

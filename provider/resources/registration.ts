@@ -15,7 +15,7 @@ import {
 } from "../connection/schema.js";
 import type { TenantProvider } from "../providers/provider-base.js";
 import { SECRET_OUTPUTS } from "../providers/secret-outputs.js";
-import { NAME_KEY } from "../resource-name.js";
+import { NAME_KEY } from "../schema/index.js";
 import type { ResourceKind } from "../schema/kinds.js";
 import { assertInstallCanWork } from "./install-layout.js";
 
@@ -102,7 +102,7 @@ function shimFor(kind: ResourceKind): TenantProvider {
  * - `inputs` (the resource's own, and the outputs it registers as undefined), with the `tenant`
  *   input as {@link connectionInput} registers it (absent without one: the stack config's tenant)
  *   and the resource's name, which the provider puts on every error it reports
- *   (provider/resource-name.ts);
+ *   (`NAME_KEY`, provider/schema/kinds.ts);
  * - the user's options plus the outputs the resource always keeps secret
  *   (providers/secret-outputs.ts): Pulumi encrypts them in the state and shows them as `[secret]`;
  * - the module and kind of its type token ({@link resourceType}).

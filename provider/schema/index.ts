@@ -24,7 +24,7 @@ export {
 } from "./client-settings.js";
 export { POST_LOGIN_PROMPT_FIELDS, postLoginPromptReason } from "./cross-field.js";
 export type { EventStreamDeletionInputs } from "./event-stream-deletion.js";
-export type { ResourceKind } from "./kinds.js";
+export { NAME_KEY, type ResourceKind } from "./kinds.js";
 export { PUSH_PROVIDERS, type PushProviderSelectionInputs } from "./push-provider-selection.js";
 export { isUnknown } from "./unknown.js";
 export { fieldFromWire, fieldToWire, wireName } from "./wire.js";

@@ -8,6 +8,17 @@ import { pushProviderSelectionSchema } from "./push-provider-selection.js";
 export type ResourceKind = "PushProviderSelection" | "ClientSettings" | "EventStreamDeletion";
 
 /**
+ * The hidden input that carries the resource's logical name into the provider core (not `__name`,
+ * which Pulumi's own Resource class uses): the dynamic provider protocol passes no URN to check,
+ * create, update or delete, and an error that says `ClientSettings "web"` is worth a lot more than
+ * one that says `ClientSettings`. Both faces set it (the dynamic resources at registration, the
+ * plugin from the URN); `check` leaves keys starting with `__` unvalidated, and the outputs keep it
+ * so that refresh and destroy name the resource too. How a message shows it: `describeResource`
+ * (providers/run-operation.ts).
+ */
+export const NAME_KEY = "__resourceName";
+
+/**
  * The settings schema (user form, camelCase) of each resource: what it manages in the tenant, the
  * source of the wire mapping and of the local tenant API's validation.
  */

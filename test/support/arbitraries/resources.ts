@@ -7,9 +7,9 @@
  */
 
 import fc from "fast-check";
-import { NAME_KEY } from "../../../provider/resource-name.js";
 import { clientSettingsSchema } from "../../../provider/schema/client-settings.js";
 import { eventStreamDeletionSchema } from "../../../provider/schema/event-stream-deletion.js";
+import { NAME_KEY } from "../../../provider/schema/index.js";
 import { pushProviderSelectionSchema } from "../../../provider/schema/push-provider-selection.js";
 import { keyStep } from "./paths.js";
 import {
