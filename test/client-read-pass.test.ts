@@ -209,6 +209,25 @@ describe("the benchmark scenarios", () => {
     expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([50, 0]);
   });
 
+  it("reads 1,000 of 5,000 clients arriving one per turn while a single GET waits in 51 calls: page 0, one GET, the other pages", async () => {
+    const { tenant, pass } = setup(5000, { hold: true });
+    const [first = "", ...rest] = managedIds(tenant, 1000).filter(
+      (id) => !tenant.clients.slice(0, 100).some((c) => c.client_id === id),
+    );
+    const reads: Promise<unknown>[] = [pass.read(first, FIELDS, first)];
+    await nextTurn();
+    tenant.release(); // page 0; then the first read's GET waits, as for the rate limiter
+    await nextTurn();
+    expect(tenant.pending).toBe(1);
+    for (const id of rest) {
+      reads.push(pass.read(id, FIELDS, id));
+      await nextTurn();
+    }
+    expect(tenant.pending).toBe(1);
+    await drain(tenant, Promise.all(reads));
+    expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([50, 1]);
+  });
+
   it("reads 1,000 of 5,000 clients issued together in 50 calls, one per page", async () => {
     const { tenant, pass } = setup(5000);
     await readTogether(pass, managedIds(tenant, 1000));
@@ -291,6 +310,23 @@ describe("the cost bound", () => {
 });
 
 describe("answers", () => {
+  it("come as soon as the page holding the client is in, before the slower pages of the listing", async () => {
+    // 500 clients: 5 pages, a budget of 3 single GETs; four misses together list pages 1 to 4.
+    let lastPageIn = false;
+    const { tenant, pass } = setup(500, {
+      turns: (call) => (call.kind === "listPage" && call.page === 4 ? 20 : 0),
+      beforeAnswer: (call) => {
+        if (call.kind === "listPage" && call.page === 4) lastPageIn = true;
+      },
+    });
+    const onPage1 = tenant.clients.slice(100, 104).map((c) => c.client_id);
+    const answeredBeforeLastPage = await Promise.all(
+      onPage1.map((id) => pass.read(id, FIELDS, id).then(() => lastPageIn)),
+    );
+    expect(tenant.count("listPage")).toBe(5);
+    expect(answeredBeforeLastPage).toEqual([false, false, false, false]);
+  });
+
   it("are the client's requested fields and client_id, as a single GET would answer them", async () => {
     const { tenant, pass } = setup(250);
     const ids = managedIds(tenant, 150);

@@ -34,6 +34,15 @@ interface ClientRead<C> {
   readonly context: C;
 }
 
+/**
+ * What the batch function answers for one read: its answer to come. DataLoader settles every read
+ * of a batch only once the whole batch is answered; wrapped, each read settles as soon as its own
+ * answer does (see `readBatch`).
+ */
+interface PendingAnswer {
+  readonly answer: Promise<WireClient | undefined>;
+}
+
 /** A call under way or answered, with the fields it asked for. */
 interface Fetch<T> {
   readonly fields: ReadonlySet<string>;
@@ -63,7 +72,7 @@ export interface ClientReadStats {
 export class ClientReadPass<C> {
   /** Calls made so far. */
   readonly stats: ClientReadStats = { singleGets: 0, pages: 0 };
-  private readonly loader: DataLoader<ClientRead<C>, WireClient | undefined>;
+  private readonly loader: DataLoader<ClientRead<C>, PendingAnswer>;
   /** `client_id` and every field asked for so far: what every call asks for. */
   private readonly fields = new Set<string>([ID_FIELD]);
   private readonly entries = new Map<string, Entry>();
@@ -75,8 +84,8 @@ export class ClientReadPass<C> {
   private readonly singles = new Map<string, Fetch<WireClient | undefined>[]>();
   /** Pages answered during the pass. */
   private readonly pagesAnswered = new Set<number>();
-  /** Page fetches under way: batches wait for them before they are decided. */
-  private readonly pagesUnderWay = new Set<Promise<void>>();
+  /** Calls under way, pages and single GETs: a batch waits for them before it is decided. */
+  private readonly callsUnderWay = new Set<Promise<unknown>>();
   /** The logical clock that orders fetches and PATCH answers: later data wins. */
   private clock = 0;
   /** The tenant's client count, from the first page answered. */
@@ -92,7 +101,7 @@ export class ClientReadPass<C> {
       // Reads go to the batch function as they come; memoizing is the entries' job, which also
       // knows about PATCH answers.
       cache: false,
-      batchScheduleFn: (dispatch) => this.afterPagesUnderWay(dispatch),
+      batchScheduleFn: (dispatch) => this.afterCallsUnderWay(dispatch),
     });
   }
 
@@ -110,7 +119,7 @@ export class ClientReadPass<C> {
   read(id: string, fields: readonly string[], context: C): Promise<WireClient | undefined> {
     const wanted = new Set([ID_FIELD, ...fields]);
     for (const field of wanted) this.fields.add(field);
-    return this.loader.load({ id, fields: wanted, context });
+    return this.loader.load({ id, fields: wanted, context }).then(({ answer }) => answer);
   }
 
   /**
@@ -140,34 +149,46 @@ export class ClientReadPass<C> {
   }
 
   /**
-   * Reads that arrive while a page is being fetched wait for it and are decided together, as one
-   * batch: Pulumi sends reads one gRPC call at a time, and most of a refresh's reads arrive while
-   * page 0 is under way (docs/client-reads.md, "Batches").
+   * Reads that arrive while a call of the pass is under way (a page, or a single GET, most of
+   * whose time is its wait for the rate limiter) wait for it and are decided together, as one
+   * batch: Pulumi sends reads one gRPC call at a time, so without the wait every read of a refresh
+   * or an adoption would be a batch of one, and the pass would rent its whole single-GET budget
+   * before it saw how many reads were coming (docs/client-reads.md, "Batches").
    */
-  private afterPagesUnderWay(dispatch: () => void): void {
+  private afterCallsUnderWay(dispatch: () => void): void {
     const settled = async () => {
-      // Bounded: every round waits for fetches already under way, and a pass fetches each page
-      // at most once per growth of its fields.
-      while (this.pagesUnderWay.size > 0) await Promise.allSettled(this.pagesUnderWay);
+      // Bounded: no call starts while a batch waits (only a dispatched batch makes calls), so
+      // every round waits for calls already under way, each bounded by its read's deadline.
+      while (this.callsUnderWay.size > 0) await Promise.allSettled(this.callsUnderWay);
     };
     void settled().then(dispatch);
+  }
+
+  /** Counts `call` among the calls under way until it settles; returns it. */
+  private underWay<T>(call: Promise<T>): Promise<T> {
+    this.callsUnderWay.add(call);
+    const settled = () => this.callsUnderWay.delete(call);
+    call.then(settled, settled);
+    return call;
   }
 
   /**
    * The batch function. While the tenant's size is unknown, a batch with a miss fetches page 0
    * and then joins the reads that arrived meanwhile, so that all of them are decided together.
-   * Otherwise: the pages {@link planBatch} chooses, then each read's answer.
+   * Otherwise: the pages {@link planBatch} chooses, then each read's answer, as soon as a page
+   * answered it or, failing that, once every page is in: a read does not wait for the pages that
+   * hold other clients (an adoption's creates then finish as their pages arrive instead of all at
+   * once after the last one).
    */
-  private async readBatch(
-    reads: readonly ClientRead<C>[],
-  ): Promise<Array<WireClient | undefined | Error>> {
+  private async readBatch(reads: readonly ClientRead<C>[]): Promise<PendingAnswer[]> {
     const [first] = reads;
     if (first === undefined) return [];
     const fields = new Set(reads.flatMap((read) => [...read.fields]));
+    let pages: Promise<void>[] = [];
     if (this.total === undefined && !this.pagesFailed) {
       if (reads.some((read) => this.standingOf(read, false).kind === "miss")) {
         await this.fetchPage(0, fields, first.context);
-        return Promise.all(reads.map((read) => this.loader.load(read).catch(asError)));
+        return reads.map((read) => ({ answer: this.read(read.id, [...read.fields], read.context) }));
       }
     } else if (this.total !== undefined && !this.pagesFailed) {
       const pageCount = pageCountOf(this.total);
@@ -178,9 +199,31 @@ export class ClientReadPass<C> {
       );
       this.rented += plan.rents;
       this.listing ||= plan.lists;
-      await Promise.all(plan.pages.map((page) => this.fetchPage(page, fields, first.context)));
+      pages = plan.pages.map((page) => this.fetchPage(page, fields, first.context));
     }
-    return Promise.all(reads.map((read) => this.answer(read).catch(asError)));
+    return reads.map((read) => {
+      const answer = this.answeredBy(read, pages).then(() => this.answer(read));
+      // Its read handles a failure; this keeps Node from calling it unhandled before the read
+      // has taken the answer from DataLoader.
+      answer.catch(() => undefined);
+      return { answer };
+    });
+  }
+
+  /** Settles once an entry holds every field of `read`, or once every one of `pages` is in. */
+  private answeredBy(read: ClientRead<C>, pages: readonly Promise<void>[]): Promise<void> {
+    let left = pages.length;
+    if (left === 0) return Promise.resolve();
+    return new Promise((settle) => {
+      // `fetchPage` never rejects.
+      for (const page of pages) {
+        void page.then(() => {
+          left -= 1;
+          const entry = this.entries.get(read.id);
+          if (left === 0 || (entry !== undefined && covers(entry, read.fields))) settle();
+        });
+      }
+    });
   }
 
   private standingOf(read: ClientRead<C>, listed: boolean): ReadStanding {
@@ -213,10 +256,12 @@ export class ClientReadPass<C> {
     const fields = this.requestFields();
     const sentAt = this.tick();
     this.stats.singleGets += 1;
-    const answer = this.transport.getOne(read.id, [...fields], read.context).then((client) => {
-      this.store(read.id, client, { fields, page: undefined, sentAt });
-      return client;
-    });
+    const answer = this.underWay(
+      this.transport.getOne(read.id, [...fields], read.context).then((client) => {
+        this.store(read.id, client, { fields, page: undefined, sentAt });
+        return client;
+      }),
+    );
     const get = { fields, answer };
     const underWay = this.singles.get(read.id) ?? [];
     this.singles.set(read.id, [...underWay, get]);
@@ -240,9 +285,8 @@ export class ClientReadPass<C> {
     const asked = this.requestFields();
     const sentAt = this.tick();
     this.stats.pages += 1;
-    const answer: Promise<void> = this.transport
-      .listPage(page, CLIENT_PAGE_SIZE, [...asked], context)
-      .then(
+    const answer: Promise<void> = this.underWay(
+      this.transport.listPage(page, CLIENT_PAGE_SIZE, [...asked], context).then(
         (answered) => {
           // The first answer fixes the page count of the pass; clients created later fall
           // outside it and are found by a single GET.
@@ -256,10 +300,9 @@ export class ClientReadPass<C> {
           // The transport has already retried what can be retried.
           this.pagesFailed = true;
         },
-      )
-      .finally(() => this.pagesUnderWay.delete(answer));
+      ),
+    );
     this.pages.set(page, { fields: asked, answer });
-    this.pagesUnderWay.add(answer);
     return answer;
   }
 
@@ -293,9 +336,4 @@ export class ClientReadPass<C> {
 /** The client narrowed to what `read` asked for; a fresh object. */
 function narrowed<C>(client: WireClient | undefined, read: ClientRead<C>): WireClient | undefined {
   return client === undefined ? undefined : pickFields(client, read.fields);
-}
-
-/** DataLoader takes a failed read as an Error in the batch's answers. */
-function asError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new Error(String(reason));
 }

@@ -6,7 +6,7 @@ import {
   type ClientSettingsInputs,
   SENSITIVE_CLIENT_FIELDS,
 } from "../schema/client-settings.js";
-import { type ResourceArgs, registration } from "./registration.js";
+import { pauseStackTraces, type ResourceArgs, registration } from "./registration.js";
 
 const KIND = "ClientSettings";
 
@@ -59,15 +59,20 @@ export class ClientSettings extends pulumi.dynamic.Resource {
   declare readonly clientId: pulumi.Output<string>;
 
   constructor(name: string, args: ClientSettingsArgs, opts?: pulumi.CustomResourceOptions) {
-    const props: Props = { prior: undefined };
-    for (const [key, value] of Object.entries(args)) {
-      if (value === undefined) continue;
-      // Inputs of sensitive fields are secret too, not only the outputs: Pulumi stores inputs in
-      // the state as well.
-      props[key] = SENSITIVE_CLIENT_FIELDS.includes(key as ClientSettingsField)
-        ? pulumi.secret(value)
-        : value;
+    const resume = pauseStackTraces();
+    try {
+      const props: Props = { prior: undefined };
+      for (const [key, value] of Object.entries(args)) {
+        if (value === undefined) continue;
+        // Inputs of sensitive fields are secret too, not only the outputs: Pulumi stores inputs
+        // in the state as well.
+        props[key] = SENSITIVE_CLIENT_FIELDS.includes(key as ClientSettingsField)
+          ? pulumi.secret(value)
+          : value;
+      }
+      super(...registration(KIND, name, props, args.tenant, opts));
+    } finally {
+      resume();
     }
-    super(...registration(KIND, name, props, args.tenant, opts));
   }
 }

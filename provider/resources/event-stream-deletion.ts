@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { EventStreamDeletionInputs } from "../schema/event-stream-deletion.js";
-import { type ResourceArgs, registration } from "./registration.js";
+import { pauseStackTraces, type ResourceArgs, registration } from "./registration.js";
 
 const KIND = "EventStreamDeletion";
 
@@ -28,6 +28,11 @@ export class EventStreamDeletion extends pulumi.dynamic.Resource {
   declare readonly eventStreamId: pulumi.Output<string>;
 
   constructor(name: string, args: EventStreamDeletionArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...registration(KIND, name, { ...args }, args.tenant, opts));
+    const resume = pauseStackTraces();
+    try {
+      super(...registration(KIND, name, { ...args }, args.tenant, opts));
+    } finally {
+      resume();
+    }
   }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { PushProviderSelectionInputs } from "../schema/push-provider-selection.js";
-import { type ResourceArgs, registration } from "./registration.js";
+import { pauseStackTraces, type ResourceArgs, registration } from "./registration.js";
 
 const KIND = "PushProviderSelection";
 
@@ -39,6 +39,11 @@ export class PushProviderSelection extends pulumi.dynamic.Resource {
   declare readonly priorProvider: pulumi.Output<PushProvider | null>;
 
   constructor(name: string, args: PushProviderSelectionArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...registration(KIND, name, { ...args, priorProvider: undefined }, args.tenant, opts));
+    const resume = pauseStackTraces();
+    try {
+      super(...registration(KIND, name, { ...args, priorProvider: undefined }, args.tenant, opts));
+    } finally {
+      resume();
+    }
   }
 }

@@ -3,25 +3,29 @@
  * requests per second (bursts of 10) the way the README tells users to, through both faces, from
  * one run of the installed `pulumi-tenant generate --out DIR --import-file --clients ...` (read-only
  * credentials):
- *   P1. the plugin (README, "Every Pulumi language" > "Import"): in a YAML project that declares
+ *   P1. the plugin: in a YAML project that declares
  *       nothing, with the plugin installed from the packed package's tarball,
  *       `PULUMI_SKIP_CHECKPOINTS=true pulumi import --file DIR/import.json --yes --out FILE`;
- *   P2. the same with `--skip-preview`: the import's preview pass reads every resource as the
- *       import does, for a run that `--yes` approves anyway;
+ *   P2. the README's command ("Every Pulumi language" > "Import"): the same with `--skip-preview`
+ *       (the import's preview pass reads every resource as the import does, for a run that `--yes`
+ *       approves anyway) and `--parallel 256` (reads arrive that many at a time, so the read pass
+ *       sees that most of the tenant is wanted and lists its pages at once; docs/client-reads.md);
  *   D1. the dynamic resources: the TypeScript program generate wrote, installed in a user project,
  *       `PULUMI_SKIP_CHECKPOINTS=true pulumi up` (its preview pass first, as a user runs it);
- *   D2. the same with `--skip-preview` (after the `pulumi preview` generate's closing line asks
- *       for, the up's own preview pass runs the program and checks every resource again).
+ *   D2. the README's command ("Adopt an existing tenant"): the same with `--skip-preview` (after
+ *       the `pulumi preview` it asks for first, the up's own preview pass would run the program and
+ *       check every resource again) and `--parallel 256`, as P2.
  * `PULUMI_SKIP_CHECKPOINTS=true` makes Pulumi's file backend save the state once, at the end,
  * instead of its whole checkpoint twice per resource (1,001 resources: about 2,000 saves of a
  * growing file, which took 6 x the read floor); safe here because adoption writes nothing to the
  * tenant, so a run cut short leaves nothing a later run could not read again. BENCH_ADOPT_CHECKPOINTS=1
  * also runs both without it, for comparison.
  *
- * Targets: each adoption, CLI start to exit, at most {@link TARGET} x the read floor, the floor
- * being the fewest reads adoption needs (the list pages that hold the clients, min(N, ceil(T/100)),
- * and the push provider's one read) divided by the rate; no write to the tenant; every resource
- * adopted; 429s at most 5% of calls. The time is also shown against the reads a pass may make
+ * Targets: the README's commands (P2 and D2, also what generate's closing line gives), CLI start
+ * to exit, at most {@link TARGET} x the read floor, the floor being the fewest reads adoption
+ * needs (the list pages that hold the clients, min(N, ceil(T/100)), and the push provider's one
+ * read) divided by the rate; for every run, no write to the tenant, every resource adopted, and
+ * 429s at most 5% of calls. The time is also shown against the reads a pass may make
  * (the read policy's bound, 2 x min(N, ceil(T/100)) + 1 client reads, and the push provider's,
  * docs/client-reads.md). Each command starts with the tenant's bucket full, as a user's adoption
  * would. generate's own time is shown, not held to a target here (generate.ts has its own).
@@ -82,7 +86,7 @@ interface Row {
   floorSeconds: number;
   /** The read policy's bound per pass, over the rate: what one pass may take reading. */
   boundSeconds: number;
-  /** Held to {@link TARGET}: the runs with PULUMI_SKIP_CHECKPOINTS=true. */
+  /** Held to {@link TARGET}: the README's commands ({@link isReadmeCommand}). */
   held: boolean;
   loadAverage: number;
   error?: string;
@@ -185,7 +189,12 @@ interface Variant {
   readonly id: string;
   readonly skipPreview: boolean;
   readonly skipCheckpoints: boolean;
+  /** `--parallel`, when not the CLI's default (4 per CPU). */
+  readonly parallel?: number;
 }
+
+/** The `--parallel` of the README's adoption commands (README, "Adopt an existing tenant"). */
+const README_PARALLEL = 256;
 
 /** The floors of the adoption: the fewest reads, and the read policy's bound per pass. */
 interface Floors {
@@ -196,6 +205,7 @@ interface Floors {
 function scenarioName(variant: Variant, what: string): string {
   return (
     `${variant.id}. ${what}${variant.skipPreview ? " --skip-preview" : ""}` +
+    (variant.parallel === undefined ? "" : ` --parallel ${variant.parallel}`) +
     (variant.skipCheckpoints ? "" : ", every checkpoint")
   );
 }
@@ -261,6 +271,7 @@ async function importThroughPlugin(
         join(generated.dir, "import.json"),
         "--yes",
         ...(variant.skipPreview ? ["--skip-preview"] : []),
+        ...(variant.parallel === undefined ? [] : ["--parallel", String(variant.parallel)]),
         "--out",
         out,
       ],
@@ -273,7 +284,7 @@ async function importThroughPlugin(
     const adopted = (state.deployment.resources ?? []).filter((r) =>
       r.type.startsWith("tenant:index:"),
     ).length;
-    return rowOf(scenario, m, api, adopted, floors, variant.skipCheckpoints);
+    return rowOf(scenario, m, api, adopted, floors, isReadmeCommand(variant));
   } finally {
     await project.remove();
   }
@@ -300,13 +311,23 @@ async function upGeneratedProgram(
     const m = await measureRun(project, "up", {
       requests,
       skipPreview: variant.skipPreview,
+      ...(variant.parallel === undefined ? {} : { parallel: variant.parallel }),
       env: { PULUMI_SKIP_CHECKPOINTS: variant.skipCheckpoints ? "true" : undefined },
     });
     const adopted = m.result.counts.create ?? 0;
-    return rowOf(scenario, m, api, adopted, floors, variant.skipCheckpoints);
+    return rowOf(scenario, m, api, adopted, floors, isReadmeCommand(variant));
   } finally {
     await project.remove();
   }
+}
+
+/**
+ * Whether `variant` is the command the README and generate give for adoption (P2 and D2):
+ * `PULUMI_SKIP_CHECKPOINTS=true` and `--skip-preview` (the dynamic path after its own
+ * `pulumi preview`). P1 and D1 are shown beside them, not held.
+ */
+function isReadmeCommand(variant: Variant): boolean {
+  return variant.skipCheckpoints && variant.skipPreview && variant.parallel === README_PARALLEL;
 }
 
 function checkTargets(rows: Row[], resources: number): Target[] {
@@ -445,14 +466,16 @@ async function main(): Promise<void> {
     };
     const programDir = await installGenerated(installed, generated);
     for (const skipCheckpoints of WITH_CHECKPOINTS ? [true, false] : [true]) {
-      for (const [id, skipPreview] of [
+      for (const [id, readme] of [
         ["P1", false],
         ["P2", true],
         ["D1", false],
         ["D2", true],
       ] as const) {
         if (!ONLY.has(id)) continue;
-        const variant: Variant = { id, skipPreview, skipCheckpoints };
+        const variant: Variant = readme
+          ? { id, skipPreview: true, skipCheckpoints, parallel: README_PARALLEL }
+          : { id, skipPreview: false, skipCheckpoints };
         rows.push(
           id.startsWith("P")
             ? await importThroughPlugin(
