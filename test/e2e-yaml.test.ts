@@ -14,9 +14,10 @@ import {
   type Stack,
   startStack,
   undoAfterEach,
+  usePackedPlugin,
   writesTo,
 } from "./support/e2e.js";
-import { installPlugin, usePackedPlugin } from "./support/plugin.js";
+import { installPlugin } from "./support/plugin.js";
 import { type ExportedState, isSecretValue } from "./support/pulumi.js";
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;

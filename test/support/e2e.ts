@@ -1,13 +1,15 @@
 import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterEach } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import {
   startTenantApi,
   type TenantApi,
   type TenantApiOptions,
 } from "../../provider/local-tenant/index.js";
+import { budget } from "./budgets.js";
 import { type InstalledProject, installPackedPackage } from "./installed-package.js";
+import { type PluginTarball, packedPluginTarball } from "./plugin.js";
 import {
   type ConfigValues,
   type ProjectOptions,
@@ -147,5 +149,27 @@ export function undoAfterEach(): (undo: () => Promise<void>) => void {
   });
   return (undo) => {
     steps.push(undo);
+  };
+}
+
+/**
+ * The packed plugin for one test file: made before its first test (one install of the packed
+ * package and its `plugin` command), removed after its last. Returns the getter the tests use.
+ */
+export function usePackedPlugin(): () => PluginTarball {
+  let plugin: PluginTarball | undefined;
+  beforeAll(
+    async () => {
+      plugin = await packedPluginTarball();
+    },
+    budget({ installs: 1, node: 1 }),
+  );
+  afterAll(async () => {
+    await plugin?.remove();
+  });
+  return () => {
+    if (plugin === undefined)
+      throw new Error("the packed plugin is made before the file's first test");
+    return plugin;
   };
 }

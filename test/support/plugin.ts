@@ -2,13 +2,13 @@
  * The provider plugin as a user gets it: the package packed and installed in a user project
  * (never the checkout), its `pulumi-tenant plugin` command writing the plugin tarball, and that
  * tarball installed into a project's `PULUMI_HOME` with `pulumi plugin install` (docs/plugin.md,
- * "How users get the plugin").
+ * "How users get the plugin"). Free of test hooks, so that the benches can use it too; a test
+ * file takes its plugin from `usePackedPlugin` (e2e.ts).
  */
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll } from "vitest";
-import { budget, STEP_BOUNDS_MS } from "./budgets.js";
+import { STEP_BOUNDS_MS } from "./budgets.js";
 import { installPackedPackage, REPO_ROOT } from "./installed-package.js";
 import type { PulumiProject } from "./pulumi.js";
 import { runStepOrThrow } from "./steps.js";
@@ -85,26 +85,4 @@ export async function installPlugin(project: PulumiProject, tarball: PluginTarba
     "--file",
     tarball.path,
   ]);
-}
-
-/**
- * The packed plugin for one test file: made before its first test (one install of the packed
- * package and its `plugin` command), removed after its last. Returns the getter the tests use.
- */
-export function usePackedPlugin(): () => PluginTarball {
-  let plugin: PluginTarball | undefined;
-  beforeAll(
-    async () => {
-      plugin = await packedPluginTarball();
-    },
-    budget({ installs: 1, node: 1 }),
-  );
-  afterAll(async () => {
-    await plugin?.remove();
-  });
-  return () => {
-    if (plugin === undefined)
-      throw new Error("the packed plugin is made before the file's first test");
-    return plugin;
-  };
 }
