@@ -188,7 +188,9 @@ export class ClientReadPass<C> {
     if (this.total === undefined && !this.pagesFailed) {
       if (reads.some((read) => this.standingOf(read, false).kind === "miss")) {
         await this.fetchPage(0, fields, first.context);
-        return reads.map((read) => ({ answer: this.read(read.id, [...read.fields], read.context) }));
+        return reads.map((read) => ({
+          answer: this.read(read.id, [...read.fields], read.context),
+        }));
       }
     } else if (this.total !== undefined && !this.pagesFailed) {
       const pageCount = pageCountOf(this.total);
