@@ -4,6 +4,7 @@
  * package-lock.json installs, built from the Go module `test/pulumi-cli/v<version>/`.
  */
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import {
   access,
@@ -29,14 +30,23 @@ export const CLI_MODULES = join(REPO_ROOT, "test", "pulumi-cli");
 const CLI_BUILDS = join(REPO_ROOT, ".pulumi-cli");
 /** Our Node.js language host's Go module, built next to every CLI (docs/pulumi-cli.md). */
 const LANGUAGE_HOST_MODULE = join(CLI_MODULES, "language-host");
+/** The name the CLI looks for next to itself. */
+const LANGUAGE_HOST_BINARY = "pulumi-language-nodejs";
 /** A cold build downloads about 325 modules and compiles them on 2 cores: minutes, not hours. */
 const BUILD_TIMEOUT_MS = 40 * 60_000;
 /**
- * Where `pulumi version` reads its version, set by the linker: the SDK's variable in recent
- * releases, pkg's own before (3.139.0 reads pkg's). Both are set; the linker ignores the absent one.
+ * What a build records next to the CLI: `{version, seconds, host}`, `host` the language host's
+ * `{inputs, seconds}` (`inputs` a hash of the sources and flags it was built with, so that a change
+ * of them rebuilds the host alone: {@link ensurePulumiCli}).
  */
-/** What a build records next to the CLI: `{version, seconds}`. */
 const BUILD_RECORD = "build.json";
+
+/** The contents of {@link BUILD_RECORD}. */
+interface BuildRecord {
+  readonly version: string;
+  readonly seconds: number;
+  readonly host?: { readonly inputs: string; readonly seconds: number };
+}
 
 /** How long the build of `.pulumi-cli/v<version>/` took, when it was built here. */
 export async function buildSeconds(version: string): Promise<number | undefined> {
@@ -46,6 +56,10 @@ export async function buildSeconds(version: string): Promise<number | undefined>
   return text === "" ? undefined : (JSON.parse(text) as { seconds: number }).seconds;
 }
 
+/**
+ * Where `pulumi version` reads its version, set by the linker: the SDK's variable in recent
+ * releases, pkg's own before (3.139.0 reads pkg's). Both are set; the linker ignores the absent one.
+ */
 const VERSION_VARIABLES = [
   "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version",
   "github.com/pulumi/pulumi/pkg/v3/version.Version",
@@ -115,13 +129,15 @@ export async function findPulumiCli(
 /**
  * The CLI for `version`: found as {@link findPulumiCli} does, else built from its Go module (which
  * needs Go, and the network unless Go's module cache holds every module go.sum names). Throws
- * {@link noCliMessage} when there is no Go to build with.
+ * {@link noCliMessage} when there is no Go to build with. A CLI built here gets its language host
+ * rebuilt first when the host's sources (test/pulumi-cli/language-host) or flags changed since.
  */
 export async function ensurePulumiCli(
   version = lockedPulumiVersion(),
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PulumiCli> {
   const found = await findPulumiCli(version, env);
+  if (found?.source === "built") await ensureLanguageHost(version, env);
   if (found) return found;
   if (!(await hasGo(env))) throw new Error(noCliMessage(version));
   await buildPulumiCli(version, env);
@@ -145,21 +161,16 @@ export async function buildPulumiCli(version: string, env: NodeJS.ProcessEnv = p
   await rm(partial, { recursive: true, force: true });
   await mkdir(partial, { recursive: true });
   const goEnv = { ...env, GOTOOLCHAIN: "local", CGO_ENABLED: "0", GOFLAGS: "-mod=readonly" };
-  const ldflags = ["-s -w", ...VERSION_VARIABLES.map((v) => `-X ${v}=v${version}`)].join(" ");
   try {
     await run(
       "go",
       [
-        ...["build", "-trimpath", "-tags", "osusergo,grpcnotrace", "-ldflags", ldflags],
+        ...["build", "-trimpath", "-tags", "osusergo,grpcnotrace", "-ldflags", ldflagsOf(version)],
         ...["-o", join(partial, "pulumi"), "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi"],
       ],
       { cwd: join(CLI_MODULES, `v${version}`), env: goEnv, timeout: BUILD_TIMEOUT_MS },
     );
-    await run(
-      "go",
-      ["build", "-trimpath", "-ldflags", ldflags, "-o", join(partial, "pulumi-language-nodejs")],
-      { cwd: LANGUAGE_HOST_MODULE, env: goEnv, timeout: BUILD_TIMEOUT_MS },
-    );
+    const host = await buildLanguageHost(version, join(partial, LANGUAGE_HOST_BINARY), env);
     // The launcher finds the dynamic-provider host from the program's folder, not from here.
     await symlink(
       join(REPO_ROOT, "node_modules", "@pulumi", "pulumi", "pulumi-resource-pulumi-nodejs"),
@@ -169,7 +180,8 @@ export async function buildPulumiCli(version: string, env: NodeJS.ProcessEnv = p
     const yamlHost = yamlHostPath();
     if (await isExecutable(yamlHost)) await linkInto(partial, YAML_HOST_BINARY, yamlHost);
     const seconds = Math.round((Date.now() - started) / 1000);
-    await writeFile(join(partial, BUILD_RECORD), `${JSON.stringify({ version, seconds })}\n`);
+    const record: BuildRecord = { version, seconds, host };
+    await writeFile(join(partial, BUILD_RECORD), `${JSON.stringify(record)}\n`);
     await rm(target, { recursive: true, force: true });
     await rename(partial, target);
   } catch (error) {
@@ -177,6 +189,107 @@ export async function buildPulumiCli(version: string, env: NodeJS.ProcessEnv = p
     const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim();
     throw new Error(
       `building pulumi v${version} from test/pulumi-cli/v${version} failed: ${stderr.split("\n").slice(-5).join(" ") || String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+/** The linker flags of a CLI's build and of its language host: the version, no symbols. */
+function ldflagsOf(version: string): string {
+  return ["-s -w", ...VERSION_VARIABLES.map((v) => `-X ${v}=v${version}`)].join(" ");
+}
+
+/**
+ * The arguments of `go build` of our language host for the CLI of `version`, but its output: the
+ * CLI's version and the CLI's flags, tags included, so that the host shares Go's build cache with
+ * CLI 3.259.0 and the SDK generator, whose modules have the same versions (without the tags every
+ * package above gRPC compiles again).
+ */
+function languageHostBuildArgs(version: string): string[] {
+  return ["build", "-trimpath", "-tags", "osusergo,grpcnotrace", "-ldflags", ldflagsOf(version)];
+}
+
+/**
+ * A hash of what our language host for the CLI of `version` is built from: its go.mod, go.sum and
+ * Go files, and the arguments of its build.
+ */
+async function languageHostInputs(version: string): Promise<string> {
+  const hash = createHash("sha256");
+  hash.update(`${languageHostBuildArgs(version).join(" ")}\0`);
+  const names = (await readdir(LANGUAGE_HOST_MODULE))
+    .filter((name) => name === "go.mod" || name === "go.sum" || name.endsWith(".go"))
+    .sort();
+  for (const name of names) {
+    hash.update(`${name}\0`);
+    hash.update(await readFile(join(LANGUAGE_HOST_MODULE, name)));
+    hash.update("\0");
+  }
+  return hash.digest("hex").slice(0, 16);
+}
+
+/**
+ * Builds our language host for the CLI of `version` into `output` (`go build` of
+ * test/pulumi-cli/language-host with {@link languageHostBuildArgs}). Returns its record.
+ */
+async function buildLanguageHost(
+  version: string,
+  output: string,
+  env: NodeJS.ProcessEnv,
+): Promise<NonNullable<BuildRecord["host"]>> {
+  const started = Date.now();
+  const inputs = await languageHostInputs(version);
+  const goEnv = { ...env, GOTOOLCHAIN: "local", CGO_ENABLED: "0", GOFLAGS: "-mod=readonly" };
+  await run("go", [...languageHostBuildArgs(version), "-o", output], {
+    cwd: LANGUAGE_HOST_MODULE,
+    env: goEnv,
+    timeout: BUILD_TIMEOUT_MS,
+  });
+  return { inputs, seconds: Math.round((Date.now() - started) / 1000) };
+}
+
+/** One check (and rebuild) of each CLI's language host per process. */
+const hostChecks = new Map<string, Promise<void>>();
+
+/**
+ * Rebuilds the language host in `.pulumi-cli/v<version>/` when its sources or flags changed since
+ * it was built (its build record holds no hash, or another), and no more: the CLI, minutes to build, is
+ * kept. The new host is built beside the old one and renamed over it, so a CLI running meanwhile
+ * keeps the old one and none ever starts half a file. Without Go the host is kept as it is: it
+ * still runs programs, and only what the sources added is missing.
+ */
+function ensureLanguageHost(version: string, env: NodeJS.ProcessEnv): Promise<void> {
+  let check = hostChecks.get(version);
+  if (check === undefined) {
+    check = rebuildStaleLanguageHost(version, env);
+    // A failed check is tried again by the next caller rather than remembered.
+    check.catch(() => hostChecks.delete(version));
+    hostChecks.set(version, check);
+  }
+  return check;
+}
+
+async function rebuildStaleLanguageHost(version: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const dir = join(CLI_BUILDS, `v${version}`);
+  const recordPath = join(dir, BUILD_RECORD);
+  const text = await readFile(recordPath, "utf8").catch(() => "");
+  // A CLI built before build records (or by hand) gets one, its own time unknown.
+  const record: BuildRecord = text === "" ? { version, seconds: 0 } : JSON.parse(text);
+  const binary = join(dir, LANGUAGE_HOST_BINARY);
+  const current = await languageHostInputs(version);
+  if (record.host?.inputs === current && (await isExecutable(binary))) return;
+  if (!(await hasGo(env))) return;
+  const temporary = join(dir, `.${LANGUAGE_HOST_BINARY}.${process.pid}`);
+  try {
+    const host = await buildLanguageHost(version, temporary, env);
+    await rename(temporary, binary);
+    const recordTemporary = join(dir, `.${BUILD_RECORD}.${process.pid}`);
+    await writeFile(recordTemporary, `${JSON.stringify({ ...record, host })}\n`);
+    await rename(recordTemporary, recordPath);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim();
+    throw new Error(
+      `building the language host of pulumi v${version} from test/pulumi-cli/language-host failed: ${stderr.split("\n").slice(-5).join(" ") || String(error)}`,
       { cause: error },
     );
   }

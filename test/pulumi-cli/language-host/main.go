@@ -2,8 +2,9 @@
 // pulumi CLI they build. The Go module proxy serves Pulumi's CLI but refuses Pulumi's own language
 // host module (docs/pulumi-cli.md), so this one stands in for it, doing only what a Node.js program
 // needs: Run starts the runner that the program's own @pulumi/pulumi ships (@pulumi/pulumi/cmd/run)
-// with the arguments and environment that runner reads, and RunPlugin starts a policy pack with
-// the policy runner its @pulumi/pulumi ships. Everything else (the deployment, the state, the
+// with the arguments and environment that runner reads, RunPlugin starts a policy pack with the
+// policy runner its @pulumi/pulumi ships, and GenerateProgram (the TypeScript that `pulumi import`
+// writes) is Pulumi's own Node.js code generator. Everything else (the deployment, the state, the
 // secrets, the provider hosts) is the CLI's and the SDK's own.
 package main
 
@@ -14,11 +15,18 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/hcl2/syntax"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 	"github.com/pulumi/pulumi/sdk/v3"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -87,8 +95,9 @@ func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.Plugin
 	return &pulumirpc.PluginInfo{Version: version.Version}, nil
 }
 
-// GetRequiredPlugins and GetRequiredPackages name no plugin: the programs here use dynamic
-// providers only, whose host ships with @pulumi/pulumi, and plugin acquisition is off.
+// GetRequiredPlugins and GetRequiredPackages name no plugin: the dynamic providers' host ships
+// with @pulumi/pulumi, a test installs the provider plugin a program uses itself (`pulumi plugin
+// install`), and plugin acquisition is off.
 func (h *host) GetRequiredPlugins(
 	context.Context, *pulumirpc.GetRequiredPluginsRequest,
 ) (*pulumirpc.GetRequiredPluginsResponse, error) {
@@ -240,6 +249,72 @@ func (h *host) RunPlugin(
 		return err
 	}
 	return closer.Close()
+}
+
+// GenerateProgram turns a PCL program into TypeScript: what `pulumi import` asks for, for the
+// code of the resources it adopted (`--out FILE`, or the code it prints). The request's files are
+// bound against the package schemas that the CLI serves at LoaderTarget, and the bound program
+// goes to Pulumi's own Node.js generator (pkg/v3/codegen/nodejs), the one Pulumi's host calls: the
+// code is the code Pulumi's host writes. The binding is lenient unless the CLI asks for strict
+// (it does not for imports, whose code may name a parent or a provider declared elsewhere in the
+// program), and invokes bind to their output-versioned form, as Pulumi's Node.js host binds them.
+// A program that does not parse or bind is answered with its diagnostics and no files, as the
+// protocol says; only a loader that cannot be reached or a generator that fails is an error.
+func (h *host) GenerateProgram(
+	ctx context.Context, req *pulumirpc.GenerateProgramRequest,
+) (*pulumirpc.GenerateProgramResponse, error) {
+	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
+	if err != nil {
+		return nil, fmt.Errorf("could not reach the CLI's schema loader: %w", err)
+	}
+	defer loader.Close()
+
+	parser := syntax.NewParser()
+	// In the order of their names, so that the same request gives the same program.
+	names := make([]string, 0, len(req.GetSource()))
+	for name := range req.GetSource() {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := parser.ParseFile(strings.NewReader(req.GetSource()[name]), name); err != nil {
+			return nil, fmt.Errorf("could not read %s: %w", name, err)
+		}
+	}
+	if parser.Diagnostics.HasErrors() {
+		return diagnosticsOnly(parser.Diagnostics), nil
+	}
+
+	options := []pcl.BindOption{pcl.PreferOutputVersionedInvokes}
+	if !req.GetStrict() {
+		options = append(options, pcl.NonStrictBindOptions()...)
+	}
+	program, bindDiags, err := pcl.BindProgramWithContext(
+		ctx, parser.Files, schema.NewCachedLoader(loader), options...)
+	diags := append(parser.Diagnostics, bindDiags...)
+	if bindDiags.HasErrors() {
+		// BindProgram returns its error diagnostics as its error too: they are the answer.
+		return diagnosticsOnly(diags), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("could not bind the program: %w", err)
+	}
+
+	files, genDiags, err := nodejs.GenerateProgram(program)
+	if err != nil {
+		return nil, fmt.Errorf("could not generate the TypeScript program: %w", err)
+	}
+	return &pulumirpc.GenerateProgramResponse{
+		Source:      files,
+		Diagnostics: plugin.HclDiagnosticsToRPCDiagnostics(append(diags, genDiags...)),
+	}, nil
+}
+
+// diagnosticsOnly is the answer to a program that cannot be generated: why, and no files.
+func diagnosticsOnly(diags hcl.Diagnostics) *pulumirpc.GenerateProgramResponse {
+	return &pulumirpc.GenerateProgramResponse{
+		Diagnostics: plugin.HclDiagnosticsToRPCDiagnostics(diags),
+	}
 }
 
 // programEnv is this process's environment plus what the runner reads: the stack config and its
