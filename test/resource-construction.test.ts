@@ -47,6 +47,19 @@ describe("constructing a resource", () => {
     expect(Error.stackTraceLimit).toBe(PROGRAM_LIMIT);
   });
 
+  it("gives an error the constructor throws a stack trace through the program's line", () => {
+    let thrown: unknown;
+    try {
+      new ClientSettings("", { clientId: "abc" });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(Error);
+    expect((thrown as Error).stack).toMatch(
+      /^Error: Missing resource name argument \(for URN creation\)\n.*resource-construction\.test\.ts/s,
+    );
+  });
+
   it("gives the program's own errors their stack traces afterwards", () => {
     new ClientSettings("web", { clientId: "abc" });
     expect(new Error("the program's").stack).toContain("resource-construction.test.ts");

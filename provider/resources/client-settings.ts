@@ -59,7 +59,7 @@ export class ClientSettings extends pulumi.dynamic.Resource {
   declare readonly clientId: pulumi.Output<string>;
 
   constructor(name: string, args: ClientSettingsArgs, opts?: pulumi.CustomResourceOptions) {
-    const resume = pauseStackTraces();
+    const traces = pauseStackTraces();
     try {
       const props: Props = { prior: undefined };
       for (const [key, value] of Object.entries(args)) {
@@ -71,8 +71,10 @@ export class ClientSettings extends pulumi.dynamic.Resource {
           : value;
       }
       super(...registration(KIND, name, props, args.tenant, opts));
+    } catch (error) {
+      throw traces.failed(error);
     } finally {
-      resume();
+      traces.resume();
     }
   }
 }

@@ -28,11 +28,13 @@ export class EventStreamDeletion extends pulumi.dynamic.Resource {
   declare readonly eventStreamId: pulumi.Output<string>;
 
   constructor(name: string, args: EventStreamDeletionArgs, opts?: pulumi.CustomResourceOptions) {
-    const resume = pauseStackTraces();
+    const traces = pauseStackTraces();
     try {
       super(...registration(KIND, name, { ...args }, args.tenant, opts));
+    } catch (error) {
+      throw traces.failed(error);
     } finally {
-      resume();
+      traces.resume();
     }
   }
 }

@@ -39,11 +39,13 @@ export class PushProviderSelection extends pulumi.dynamic.Resource {
   declare readonly priorProvider: pulumi.Output<PushProvider | null>;
 
   constructor(name: string, args: PushProviderSelectionArgs, opts?: pulumi.CustomResourceOptions) {
-    const resume = pauseStackTraces();
+    const traces = pauseStackTraces();
     try {
       super(...registration(KIND, name, { ...args, priorProvider: undefined }, args.tenant, opts));
+    } catch (error) {
+      throw traces.failed(error);
     } finally {
-      resume();
+      traces.resume();
     }
   }
 }

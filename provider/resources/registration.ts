@@ -96,24 +96,43 @@ function shimFor(kind: ResourceKind): TenantProvider {
   return require(SHIM_MODULES[kind]) as TenantProvider;
 }
 
+/** What {@link pauseStackTraces} returns: the way back to the program's stack traces. */
+export interface PausedStackTraces {
+  /** Puts the program's limit back; may be called more than once. */
+  resume(): void;
+  /**
+   * `error` (thrown while paused) with the program's limit back and a stack taken here, so that
+   * it still points at the program's line that constructed the resource. Returns it, to rethrow.
+   */
+  failed(error: unknown): unknown;
+}
+
 /**
- * Turns V8's stack traces off until the returned function is called: each resource's constructor
- * runs between the two, `try`/`finally`.
+ * Turns V8's stack traces off while a resource's constructor runs: each constructor calls it
+ * first, rethrows what it throws through {@link PausedStackTraces.failed}, and resumes in a
+ * `finally`.
  *
  * Why: `@pulumi/pulumi` takes a stack trace (`new Error().stack`) for every promise it makes for a
  * resource, one per registered output, to print should the promise leak at exit. A
  * `ClientSettings` registers one output per client field, and under ts-node, how Pulumi runs a
  * TypeScript program, every trace is mapped through source maps: constructing 1,000 resources took
- * 6.2 s with the traces and 0.9 s without (docs/decisions.md, "Stack traces while a resource is constructed"). A leak report still names the
- * promise's context. The resource's source position is unaffected: Pulumi takes that trace with
- * its own limit.
+ * 6.2 s with the traces and 0.9 s without (docs/decisions.md, "Stack traces while a resource is
+ * constructed"). A leak report still names the promise's context. The resource's source position
+ * is unaffected: Pulumi takes that trace with its own limit.
  */
-export function pauseStackTraces(): () => void {
+export function pauseStackTraces(): PausedStackTraces {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
-  return () => {
+  const resume = () => {
     Error.stackTraceLimit = limit;
   };
+  const failed = (error: unknown): unknown => {
+    resume();
+    // The trace starts at the resource's constructor, `failed` itself left out.
+    if (error instanceof Error) Error.captureStackTrace(error, failed);
+    return error;
+  };
+  return { resume, failed };
 }
 
 /**
