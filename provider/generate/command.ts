@@ -134,8 +134,9 @@ export async function runGenerate(args: readonly string[], io: CommandIo): Promi
       `declared ${plan.clients.length} ${plan.clients.length === 1 ? "client" : "clients"}` +
         `${plan.pushProvider === undefined ? "" : " and the push provider"}. Next: cd ${dir} && ` +
         "npm install && pulumi stack init && pulumi config set tenant:domain ... (credentials as " +
-        "in the README) && pulumi preview (only creates) && PULUMI_SKIP_CHECKPOINTS=true pulumi " +
-        "up --skip-preview --parallel 256 --yes (changes nothing)",
+        "in the README) && pulumi preview (only creates) && PULUMI_SKIP_CHECKPOINTS=true " +
+        "PULUMI_NODEJS_TRANSPILE_ONLY=true pulumi up --skip-preview --parallel 256 --yes " +
+        "(changes nothing)",
     );
     io.stdout(`${written.join("\n")}\n`);
     return 0;
