@@ -4,7 +4,6 @@
  * package-lock.json installs, built from the Go module `test/pulumi-cli/v<version>/`.
  */
 import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import {
   access,
@@ -20,6 +19,7 @@ import {
 } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
+import { GO_BUILD_TIMEOUT_MS, goBuildEnv, hashOfFiles, releaseBuildArgs } from "./go-build.js";
 import { REPO_ROOT } from "./installed-package.js";
 
 const run = promisify(execFile);
@@ -32,8 +32,6 @@ const CLI_BUILDS = join(REPO_ROOT, ".pulumi-cli");
 const LANGUAGE_HOST_MODULE = join(CLI_MODULES, "language-host");
 /** The name the CLI looks for next to itself. */
 const LANGUAGE_HOST_BINARY = "pulumi-language-nodejs";
-/** A cold build downloads about 325 modules and compiles them on 2 cores: minutes, not hours. */
-const BUILD_TIMEOUT_MS = 40 * 60_000;
 /**
  * What a build records next to the CLI: `{version, seconds, host}`, `host` the language host's
  * `{inputs, seconds}` (`inputs` a hash of the sources and flags it was built with, so that a change
@@ -160,15 +158,15 @@ export async function buildPulumiCli(version: string, env: NodeJS.ProcessEnv = p
   const started = Date.now();
   await rm(partial, { recursive: true, force: true });
   await mkdir(partial, { recursive: true });
-  const goEnv = { ...env, GOTOOLCHAIN: "local", CGO_ENABLED: "0", GOFLAGS: "-mod=readonly" };
+  const goEnv = goBuildEnv(env);
   try {
     await run(
       "go",
       [
-        ...["build", "-trimpath", "-tags", "osusergo,grpcnotrace", "-ldflags", ldflagsOf(version)],
+        ...releaseBuildArgs(ldflagsOf(version)),
         ...["-o", join(partial, "pulumi"), "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi"],
       ],
-      { cwd: join(CLI_MODULES, `v${version}`), env: goEnv, timeout: BUILD_TIMEOUT_MS },
+      { cwd: join(CLI_MODULES, `v${version}`), env: goEnv, timeout: GO_BUILD_TIMEOUT_MS },
     );
     const host = await buildLanguageHost(version, join(partial, LANGUAGE_HOST_BINARY), env);
     // The launcher finds the dynamic-provider host from the program's folder, not from here.
@@ -206,7 +204,7 @@ function ldflagsOf(version: string): string {
  * package above gRPC compiles again).
  */
 function languageHostBuildArgs(version: string): string[] {
-  return ["build", "-trimpath", "-tags", "osusergo,grpcnotrace", "-ldflags", ldflagsOf(version)];
+  return releaseBuildArgs(ldflagsOf(version));
 }
 
 /**
@@ -214,17 +212,13 @@ function languageHostBuildArgs(version: string): string[] {
  * Go files, and the arguments of its build.
  */
 async function languageHostInputs(version: string): Promise<string> {
-  const hash = createHash("sha256");
-  hash.update(`${languageHostBuildArgs(version).join(" ")}\0`);
   const names = (await readdir(LANGUAGE_HOST_MODULE))
     .filter((name) => name === "go.mod" || name === "go.sum" || name.endsWith(".go"))
     .sort();
-  for (const name of names) {
-    hash.update(`${name}\0`);
-    hash.update(await readFile(join(LANGUAGE_HOST_MODULE, name)));
-    hash.update("\0");
-  }
-  return hash.digest("hex").slice(0, 16);
+  return hashOfFiles(
+    names.map((name) => join(LANGUAGE_HOST_MODULE, name)),
+    languageHostBuildArgs(version).join(" "),
+  );
 }
 
 /**
@@ -238,11 +232,11 @@ async function buildLanguageHost(
 ): Promise<NonNullable<BuildRecord["host"]>> {
   const started = Date.now();
   const inputs = await languageHostInputs(version);
-  const goEnv = { ...env, GOTOOLCHAIN: "local", CGO_ENABLED: "0", GOFLAGS: "-mod=readonly" };
+  const goEnv = goBuildEnv(env);
   await run("go", [...languageHostBuildArgs(version), "-o", output], {
     cwd: LANGUAGE_HOST_MODULE,
     env: goEnv,
-    timeout: BUILD_TIMEOUT_MS,
+    timeout: GO_BUILD_TIMEOUT_MS,
   });
   return { inputs, seconds: Math.round((Date.now() - started) / 1000) };
 }
@@ -398,7 +392,7 @@ async function buildYamlLanguageHost(version: string, env: NodeJS.ProcessEnv): P
   const started = Date.now();
   await rm(partial, { recursive: true, force: true });
   await mkdir(partial, { recursive: true });
-  const goEnv = { ...env, GOTOOLCHAIN: "local", CGO_ENABLED: "0", GOFLAGS: "-mod=readonly" };
+  const goEnv = goBuildEnv(env);
   try {
     await run(
       "go",
@@ -406,7 +400,7 @@ async function buildYamlLanguageHost(version: string, env: NodeJS.ProcessEnv): P
         ...["build", "-trimpath", "-ldflags", `-s -w -X ${YAML_VERSION_VARIABLE}=${version}`],
         ...["-o", join(partial, YAML_HOST_BINARY), YAML_HOST_PACKAGE],
       ],
-      { cwd: YAML_HOST_MODULE, env: goEnv, timeout: BUILD_TIMEOUT_MS },
+      { cwd: YAML_HOST_MODULE, env: goEnv, timeout: GO_BUILD_TIMEOUT_MS },
     );
     const seconds = Math.round((Date.now() - started) / 1000);
     await writeFile(join(partial, BUILD_RECORD), `${JSON.stringify({ version, seconds })}\n`);

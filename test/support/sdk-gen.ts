@@ -6,7 +6,6 @@
  * `.pulumi-cli/sdk-gen/` (git-ignored), rebuilt when its sources change.
  */
 import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
 import {
   access,
   constants,
@@ -23,6 +22,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, posix, relative, sep } from "node:path";
 import { promisify } from "node:util";
+import { GO_BUILD_TIMEOUT_MS, goBuildEnv, hashOfFiles, releaseBuildArgs } from "./go-build.js";
 import { REPO_ROOT } from "./installed-package.js";
 
 const run = promisify(execFile);
@@ -35,7 +35,6 @@ const BINARY = "sdk-gen";
 /** Its build record: `{inputs, seconds}`, `inputs` a hash of the sources it was built from. */
 const BUILD_RECORD = "build.json";
 /** Cold, the generator compiles much of Pulumi's pkg/v3 (shared with the CLI's build). */
-const BUILD_TIMEOUT_MS = 40 * 60_000;
 /** A generated Go SDK builds against the SDK's packages, which `npm ci` compiled already. */
 const GO_SDK_TIMEOUT_MS = 15 * 60_000;
 
@@ -252,21 +251,15 @@ async function goPackageDirs(root: string): Promise<string[]> {
 }
 
 /** A hash of what the generator's binary is built from (and of program-go's modules). */
-async function sourcesHash(): Promise<string> {
-  const hash = createHash("sha256");
-  for (const file of [
+function sourcesHash(): Promise<string> {
+  return hashOfFiles([
     join(SDK_GEN_MODULE, "go.mod"),
     join(SDK_GEN_MODULE, "go.sum"),
     join(SDK_GEN_MODULE, "main.go"),
     join(PROGRAM_GO_MODULE, "go.mod"),
     join(PROGRAM_GO_MODULE, "go.sum"),
     join(PROGRAM_GO_MODULE, "deps.go"),
-  ]) {
-    hash.update(`${relative(REPO_ROOT, file)}\0`);
-    hash.update(await readFile(file));
-    hash.update("\0");
-  }
-  return hash.digest("hex").slice(0, 16);
+  ]);
 }
 
 /**
@@ -279,21 +272,18 @@ async function buildSdkGen(inputs: string, env: NodeJS.ProcessEnv): Promise<numb
   const started = Date.now();
   await rm(partial, { recursive: true, force: true });
   await mkdir(partial, { recursive: true });
-  const goEnv = { ...env, GOTOOLCHAIN: "local", CGO_ENABLED: "0", GOFLAGS: "-mod=readonly" };
+  const goEnv = goBuildEnv(env);
   try {
-    await run(
-      "go",
-      [
-        ...["build", "-trimpath", "-tags", "osusergo,grpcnotrace", "-ldflags", "-s -w"],
-        ...["-o", join(partial, BINARY), "."],
-      ],
-      { cwd: SDK_GEN_MODULE, env: goEnv, timeout: BUILD_TIMEOUT_MS },
-    );
+    await run("go", [...releaseBuildArgs("-s -w"), ...["-o", join(partial, BINARY), "."]], {
+      cwd: SDK_GEN_MODULE,
+      env: goEnv,
+      timeout: GO_BUILD_TIMEOUT_MS,
+    });
     // The modules and compiled packages a generated Go SDK needs, while the network is there.
     await run("go", ["build", "-trimpath", "-o", join(partial, "program-go"), "."], {
       cwd: PROGRAM_GO_MODULE,
       env: goEnv,
-      timeout: BUILD_TIMEOUT_MS,
+      timeout: GO_BUILD_TIMEOUT_MS,
     });
     await rm(join(partial, "program-go"), { force: true });
     const seconds = Math.round((Date.now() - started) / 1000);
