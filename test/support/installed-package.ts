@@ -35,6 +35,14 @@ export interface LockEntry {
 /** The `packages` map of a lock file: install path (`node_modules/a/node_modules/b`) to entry. */
 export type LockPackages = Readonly<Record<string, LockEntry>>;
 
+/** The packages of this repository's package-lock.json, what user projects install from. */
+export async function lockPackages(): Promise<LockPackages> {
+  const lock = JSON.parse(await readFile(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
+    packages: LockPackages;
+  };
+  return lock.packages;
+}
+
 /**
  * Where Node (and so npm's lock layout) finds `name` when required from the package installed at
  * `from`: its own `node_modules` first, then each enclosing one up to the root. Undefined when the
@@ -125,10 +133,7 @@ export async function installPackedPackage(
       bin?: Record<string, string>;
       dependencies?: Record<string, string>;
     };
-    const repoLock = JSON.parse(await readFile(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
-      packages: LockPackages;
-    };
-    const lock = { packages: asPulumiSdk(repoLock.packages, pulumi) };
+    const lock = { packages: asPulumiSdk(await lockPackages(), pulumi) };
     const roots = ["@pulumi/pulumi", ...extra];
     const packageDeps = Object.keys(manifest.dependencies ?? {});
     const dependencies: Record<string, string> = {

@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { STEP_BOUNDS_MS } from "./budgets.js";
-import { type LockPackages, pack, REPO_ROOT } from "./installed-package.js";
+import { lockPackages, pack, REPO_ROOT } from "./installed-package.js";
 import { type ExtraTarball, type LocalRegistry, startLocalRegistry } from "./local-registry.js";
 import { type NodeRuntime, withNode } from "./node-runtimes.js";
 import { runStep, runStepOrThrow } from "./steps.js";
@@ -68,10 +68,8 @@ export async function installUserProject(spec: UserProjectSpec): Promise<UserPro
   let registry: LocalRegistry | undefined;
   try {
     const packed = await packedPackage();
-    const lock = JSON.parse(await readFile(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
-      packages: LockPackages;
-    };
-    registry = await startLocalRegistry({ packages: lock.packages, extra: [packed] });
+    const packages = await lockPackages();
+    registry = await startLocalRegistry({ packages, extra: [packed] });
     const dir = spec.monorepo ? join(root, "infra") : root;
     const dependencies = {
       [packed.manifest.name]: packed.manifest.version,
@@ -96,7 +94,7 @@ export async function installUserProject(spec: UserProjectSpec): Promise<UserPro
         name: "web",
         version: "1.0.0",
         private: true,
-        dependencies: { axios: lock.packages["node_modules/axios"]?.version ?? "*" },
+        dependencies: { axios: packages["node_modules/axios"]?.version ?? "*" },
       });
     }
     for (const [path, text] of Object.entries(spec.files)) {
@@ -294,10 +292,7 @@ export async function installGlobally(node: NodeRuntime): Promise<GlobalInstall>
   let registry: LocalRegistry | undefined;
   try {
     const packed = await packedPackage();
-    const lock = JSON.parse(await readFile(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
-      packages: LockPackages;
-    };
-    registry = await startLocalRegistry({ packages: lock.packages, extra: [packed] });
+    registry = await startLocalRegistry({ packages: await lockPackages(), extra: [packed] });
     const home = join(root, ".home");
     await mkdir(home, { recursive: true });
     const prefix = join(root, "global");
