@@ -22,8 +22,10 @@ import {
 import { tmpdir } from "node:os";
 import { join, posix, relative, sep } from "node:path";
 import { promisify } from "node:util";
+import { STEP_BOUNDS_MS } from "./budgets.js";
 import { GO_BUILD_TIMEOUT_MS, goBuildEnv, hashOfFiles, releaseBuildArgs } from "./go-build.js";
 import { REPO_ROOT } from "./installed-package.js";
+import { runStepOrThrow } from "./steps.js";
 
 const run = promisify(execFile);
 
@@ -186,21 +188,28 @@ export async function compilePythonSdk(
 }
 
 /**
- * Type-checks the generated Node.js SDK with this repository's TypeScript (`tsc -p DIR --noEmit`,
- * the SDK's own tsconfig.json) against this repository's `@pulumi/pulumi`: a `node_modules` link to
- * the repository's for the time of the check. Throws with the compiler's output.
+ * Runs this repository's `tsc` on the generated Node.js SDK with its own tsconfig.json and `args`,
+ * against this repository's `@pulumi/pulumi`: a `node_modules` link to the repository's for the
+ * time of the run. Throws with the compiler's output.
  */
-export async function typecheckNodejsSdk(
+async function tscNodejsSdk(
   sdks: Pick<GeneratedSdks, "nodejs">,
-  env: NodeJS.ProcessEnv = process.env,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
 ): Promise<void> {
   const link = join(sdks.nodejs, "node_modules");
   await symlink(join(REPO_ROOT, "node_modules"), link);
   try {
-    await run(join(REPO_ROOT, "node_modules", ".bin", "tsc"), ["-p", sdks.nodejs, "--noEmit"], {
-      env,
-      timeout: 5 * 60_000,
-    }).catch((error: unknown) => {
+    await runStepOrThrow(
+      join(REPO_ROOT, "node_modules", ".bin", "tsc"),
+      ["-p", sdks.nodejs, ...args],
+      {
+        cwd: sdks.nodejs,
+        env,
+        boundMs: STEP_BOUNDS_MS.tsc,
+        label: "tsc of the generated Node.js SDK",
+      },
+    ).catch((error: unknown) => {
       const { stdout, stderr } = error as { stdout?: unknown; stderr?: unknown };
       const output = `${String(stdout ?? "")}${String(stderr ?? "")}`.trim();
       throw new Error(
@@ -213,6 +222,32 @@ export async function typecheckNodejsSdk(
   } finally {
     await rm(link, { force: true });
   }
+}
+
+/** Type-checks the generated Node.js SDK (`tsc --noEmit`, see {@link tscNodejsSdk}). */
+export function typecheckNodejsSdk(
+  sdks: Pick<GeneratedSdks, "nodejs">,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  return tscNodejsSdk(sdks, ["--noEmit"], env);
+}
+
+/**
+ * The generated Node.js SDK as a provider's release publishes it: compiled into `bin/` (see
+ * {@link tscNodejsSdk}), its package.json copied in with the generator's `${VERSION}` placeholder
+ * set to `version` (the plugin version its resources ask the engine for). Returns the package's
+ * folder, to copy into a project's `node_modules`.
+ */
+export async function buildNodejsSdk(
+  sdks: Pick<GeneratedSdks, "nodejs">,
+  version: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
+  await tscNodejsSdk(sdks, [], env);
+  const manifest = await readFile(join(sdks.nodejs, "package.json"), "utf8");
+  const built = join(sdks.nodejs, "bin");
+  await writeFile(join(built, "package.json"), manifest.replace(/\$\{VERSION\}/, version));
+  return built;
 }
 
 async function goModulePath(sdks: Pick<GeneratedSdks, "go" | "schemaPath">): Promise<string> {
