@@ -188,8 +188,9 @@ export class ClientReadPass<C> {
     if (this.total === undefined && !this.pagesFailed) {
       if (reads.some((read) => this.standingOf(read, false).kind === "miss")) {
         await this.fetchPage(0, fields, first.context);
+        // Decided again, with what page 0 told and the reads that arrived meanwhile.
         return reads.map((read) => ({
-          answer: this.read(read.id, [...read.fields], read.context),
+          answer: this.loader.load(read).then(({ answer }) => answer),
         }));
       }
     } else if (this.total !== undefined && !this.pagesFailed) {
