@@ -136,15 +136,22 @@ describe("pure parts of the policy", () => {
     expect(plan).toEqual({ pages: [], lists: false, rents: 2 });
   });
 
-  it("lists every page when the batch's misses would exceed the budget, and makes later misses wait for it", () => {
+  it("lists every page when the batch's misses would exceed the budget", () => {
     const misses = ["a", "b", "c"].map((id) => ({ id, standing: { kind: "miss" as const } }));
     expect(planBatch(misses, { pageCount: 4, rented: 0, listing: false })).toEqual({
       pages: [0, 1, 2, 3],
       lists: true,
       rents: 0,
     });
-    expect(planBatch(misses, { pageCount: 4, rented: 0, listing: true })).toEqual({
-      pages: [0, 1, 2, 3],
+  });
+
+  it("adds no call for the misses of a pass that lists already: the listing's pages answer them", () => {
+    const reads = [
+      { id: "a", standing: { kind: "miss" as const } },
+      { id: "b", standing: { kind: "refetch" as const, page: 2 } },
+    ];
+    expect(planBatch(reads, { pageCount: 4, rented: 0, listing: true })).toEqual({
+      pages: [2],
       lists: false,
       rents: 0,
     });
@@ -327,6 +334,24 @@ describe("answers", () => {
     expect(answeredBeforeLastPage).toEqual([false, false, false, false]);
   });
 
+  it("come as soon as their page is in for reads that arrive while the pass lists, before the slower pages", async () => {
+    // Four misses on page 1 list pages 1 to 4 (budget 3); a read of a page-2 client arrives then.
+    let lastPageIn = false;
+    const { tenant, pass } = setup(500, {
+      turns: (call) => (call.kind === "listPage" && call.page === 4 ? 20 : 0),
+      beforeAnswer: (call) => {
+        if (call.kind === "listPage" && call.page === 4) lastPageIn = true;
+      },
+    });
+    const listing = tenant.clients.slice(100, 104).map((c) => pass.read(c.client_id, FIELDS, "1"));
+    await nextTurn();
+    const late = tenant.clients[250]?.client_id ?? "";
+    const answeredBeforeLastPage = await pass.read(late, FIELDS, late).then(() => lastPageIn);
+    await Promise.all(listing);
+    expect(answeredBeforeLastPage).toBe(false);
+    expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([5, 0]);
+  });
+
   it("are the client's requested fields and client_id, as a single GET would answer them", async () => {
     const { tenant, pass } = setup(250);
     const ids = managedIds(tenant, 150);
@@ -413,6 +438,28 @@ describe("fields", () => {
     expect(tenant.calls.map((c) => (c.kind === "listPage" ? `page ${c.page}` : c.id))).toEqual([
       "page 0",
       "page 0",
+    ]);
+  });
+
+  it("refetch only its page for a read that arrives while the pass lists and asks for a new field", async () => {
+    const { tenant, pass } = setup(500, {
+      turns: (call) => (call.kind === "listPage" && call.page === 4 ? 20 : 0),
+    });
+    const listing = tenant.clients
+      .slice(100, 104)
+      .map((c) => pass.read(c.client_id, ["name"], "1"));
+    await nextTurn();
+    const late = tenant.clients[250]?.client_id ?? "";
+    const result = await pass.read(late, ["name", "description"], late);
+    await Promise.all(listing);
+    expect(result).toEqual(tenant.answered(late, ["client_id", "name", "description"]));
+    expect(tenant.calls.map((c) => (c.kind === "listPage" ? `page ${c.page}` : c.id))).toEqual([
+      "page 0",
+      "page 1",
+      "page 2",
+      "page 3",
+      "page 4",
+      "page 2",
     ]);
   });
 

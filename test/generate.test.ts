@@ -6,11 +6,14 @@
  * `e2e-generate.test.ts`.
  */
 import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { GenerateUsageError, UnknownClientError } from "../provider/errors.js";
 import { adoptClient, planProgram, resourceNames, slugOf } from "../provider/generate/adopt.js";
 import { DEFAULT_FIELDS, parseFields, wireFieldsToRead } from "../provider/generate/fields.js";
+import { ADOPTION_UP, adoptionImport, nextSteps } from "../provider/generate/next-steps.js";
 import { type GenerateOptions, parseGenerateArgs } from "../provider/generate/options.js";
 import { printMembers, printString } from "../provider/generate/print.js";
 import { renderIndex, renderProject } from "../provider/generate/project.js";
@@ -472,5 +475,31 @@ describe("the default tenant", () => {
       ["dashboard-spa", DEFAULT_SEED_IDS.spa],
       ["partner-integration", DEFAULT_SEED_IDS.strictThirdParty],
     ]);
+  });
+});
+
+describe("the closing line", () => {
+  const declared = { dir: "/work/adopt", clients: 2, pushProvider: true, importFile: false };
+
+  it("tells what was declared and the README's adoption commands for the TypeScript program", () => {
+    expect(nextSteps(declared)).toBe(
+      "declared 2 clients and the push provider. Next: cd /work/adopt && npm install && " +
+        "pulumi stack init && pulumi config set tenant:domain ... (credentials as in the README) " +
+        "&& pulumi preview (only creates) && PULUMI_SKIP_CHECKPOINTS=true " +
+        "PULUMI_NODEJS_TRANSPILE_ONLY=true pulumi up --skip-preview --parallel 2147483647 --yes " +
+        "(changes nothing)",
+    );
+  });
+
+  it("adds the plugin's import of the import file when one was written", () => {
+    expect(nextSteps({ ...declared, clients: 1, pushProvider: false, importFile: true })).toMatch(
+      /^declared 1 client\. Next: .*\(changes nothing\); or, in a project of any language with the plugin: PULUMI_SKIP_CHECKPOINTS=true pulumi import --file \/work\/adopt\/import\.json --yes --skip-preview --parallel 2147483647 --out <program file>$/,
+    );
+  });
+
+  it("gives the commands the README gives", async () => {
+    const readme = (await readFile(join(REPO_ROOT, "README.md"), "utf8")).replace(/\s+/g, " ");
+    expect(readme).toContain(ADOPTION_UP);
+    expect(readme).toContain(adoptionImport("adopt/import.json"));
   });
 });

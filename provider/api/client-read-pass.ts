@@ -101,7 +101,7 @@ export class ClientReadPass<C> {
       // Reads go to the batch function as they come; memoizing is the entries' job, which also
       // knows about PATCH answers.
       cache: false,
-      batchScheduleFn: (dispatch) => this.afterCallsUnderWay(dispatch),
+      batchScheduleFn: (dispatch) => this.schedule(dispatch),
     });
   }
 
@@ -149,13 +149,19 @@ export class ClientReadPass<C> {
   }
 
   /**
-   * Reads that arrive while a call of the pass is under way (a page, or a single GET, most of
-   * whose time is its wait for the rate limiter) wait for it and are decided together, as one
-   * batch: Pulumi sends reads one gRPC call at a time, so without the wait every read of a refresh
-   * or an adoption would be a batch of one, and the pass would rent its whole single-GET budget
-   * before it saw how many reads were coming (docs/client-reads.md, "Batches").
+   * When a batch is handed to {@link readBatch}. Reads that arrive while a call of the pass is
+   * under way (a page, or a single GET, most of whose time is its wait for the rate limiter) wait
+   * for it and are decided together, as one batch: Pulumi sends reads one gRPC call at a time, so
+   * without the wait every read of a refresh or an adoption would be a batch of one, and the pass
+   * would rent its whole single-GET budget before it saw how many reads were coming. Once the pass
+   * lists every page there is no such choice left, so a batch goes at the next turn and each of
+   * its reads waits only for the page that holds its client (docs/client-reads.md, "Batches").
    */
-  private afterCallsUnderWay(dispatch: () => void): void {
+  private schedule(dispatch: () => void): void {
+    if (this.listing && !this.pagesFailed) {
+      setImmediate(dispatch);
+      return;
+    }
     const settled = async () => {
       // Bounded: no call starts while a batch waits (only a dispatched batch makes calls), so
       // every round waits for calls already under way, each bounded by its read's deadline.
@@ -196,21 +202,45 @@ export class ClientReadPass<C> {
     } else if (this.total !== undefined && !this.pagesFailed) {
       const pageCount = pageCountOf(this.total);
       const listed = this.isListed(pageCount);
-      const plan = planBatch(
-        reads.map((read) => ({ id: read.id, standing: this.standingOf(read, listed) })),
-        { pageCount, rented: this.rented, listing: this.listing },
-      );
+      const standings = reads.map((read) => ({
+        id: read.id,
+        standing: this.standingOf(read, listed),
+      }));
+      const plan = planBatch(standings, {
+        pageCount,
+        rented: this.rented,
+        listing: this.listing,
+      });
       this.rented += plan.rents;
       this.listing ||= plan.lists;
       pages = plan.pages.map((page) => this.fetchPage(page, fields, first.context));
+      if (this.listing) {
+        return reads.map((read, i) =>
+          standings[i]?.standing.kind === "miss"
+            ? pending(this.afterListing(read))
+            : pending(this.answeredBy(read, pages).then(() => this.answer(read))),
+        );
+      }
     }
-    return reads.map((read) => {
-      const answer = this.answeredBy(read, pages).then(() => this.answer(read));
-      // Its read handles a failure; this keeps Node from calling it unhandled before the read
-      // has taken the answer from DataLoader.
-      answer.catch(() => undefined);
-      return { answer };
-    });
+    return reads.map((read) => pending(this.answeredBy(read, pages).then(() => this.answer(read))));
+  }
+
+  /**
+   * The answer to a read that arrived while the pass lists every page: from the page that holds
+   * its client as soon as that page is in; if no page of the listing answered it, decided again
+   * once they are all in (a page refetch or a single GET), as if it had arrived after the listing.
+   * Waiting for the listing's own fetches, rather than asking for every page again with the
+   * batch's fields, keeps a field first asked for now to one refetch of one page.
+   */
+  private async afterListing(read: ClientRead<C>): Promise<WireClient | undefined> {
+    await this.answeredBy(
+      read,
+      [...this.pages.values()].map((fetch) => fetch.answer),
+    );
+    const entry = this.entries.get(read.id);
+    if (entry !== undefined && covers(entry, read.fields)) return narrowed(entry.client, read);
+    const { answer } = await this.loader.load(read);
+    return answer;
   }
 
   /** Settles once an entry holds every field of `read`, or once every one of `pages` is in. */
@@ -334,6 +364,15 @@ export class ClientReadPass<C> {
     this.clock += 1;
     return this.clock;
   }
+}
+
+/**
+ * `answer` as the batch function hands it to DataLoader. Its read handles a failure; the catch
+ * keeps Node from calling it unhandled before the read has taken it from DataLoader.
+ */
+function pending(answer: Promise<WireClient | undefined>): PendingAnswer {
+  answer.catch(() => undefined);
+  return { answer };
 }
 
 /** The client narrowed to what `read` asked for; a fresh object. */

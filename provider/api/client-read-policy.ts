@@ -177,9 +177,10 @@ export interface BatchPlan {
 /**
  * What a batch of reads, given their clients and standings, makes the pass do: refetch the pages
  * of stale entries, and for the misses (distinct clients) either rent a single GET each or list
- * every page ({@link shouldListRemainingPages}). Once a pass lists, later misses wait for the
- * listing. Reads answered, and reads that need a single GET anyway, add nothing here: after the
- * pages, each read is answered from the pass's entries or by its own single GET.
+ * every page ({@link shouldListRemainingPages}). Once a pass lists, later misses add no call: each
+ * waits for the page of the listing that holds its client, and is decided again should none hold
+ * it. Reads answered, and reads that need a single GET anyway, add nothing here: after the pages,
+ * each read is answered from the pass's entries or by its own single GET.
  */
 export function planBatch(
   reads: ReadonlyArray<{ readonly id: string; readonly standing: ReadStanding }>,
@@ -191,11 +192,13 @@ export function planBatch(
     if (standing.kind === "refetch") pages.add(standing.page);
     else if (standing.kind === "miss") misses.add(id);
   }
-  const everyPage = Array.from({ length: pass.pageCount }, (_, page) => page);
-  if (misses.size === 0) return { pages: [...pages], lists: false, rents: 0 };
-  if (pass.listing) return { pages: everyPage, lists: false, rents: 0 };
+  if (misses.size === 0 || pass.listing) return { pages: [...pages], lists: false, rents: 0 };
   if (shouldListRemainingPages(pass.rented, misses.size, pass.pageCount)) {
-    return { pages: everyPage, lists: true, rents: 0 };
+    return {
+      pages: Array.from({ length: pass.pageCount }, (_, page) => page),
+      lists: true,
+      rents: 0,
+    };
   }
   return { pages: [...pages], lists: false, rents: misses.size };
 }

@@ -13,6 +13,7 @@ import { exitStatusOf, GenerateOutputError, TenantError } from "../errors.js";
 import { planProgram } from "./adopt.js";
 import { wireFieldsToRead } from "./fields.js";
 import { renderImportFile } from "./import-file.js";
+import { nextSteps } from "./next-steps.js";
 import { parseGenerateArgs, USAGE } from "./options.js";
 import { type ProjectVersions, renderProject } from "./project.js";
 import { readTenant } from "./reads.js";
@@ -131,12 +132,12 @@ export async function runGenerate(args: readonly string[], io: CommandIo): Promi
       for (const note of client.notes) say(`note: ${client.resourceName}: ${note}`);
     }
     say(
-      `declared ${plan.clients.length} ${plan.clients.length === 1 ? "client" : "clients"}` +
-        `${plan.pushProvider === undefined ? "" : " and the push provider"}. Next: cd ${dir} && ` +
-        "npm install && pulumi stack init && pulumi config set tenant:domain ... (credentials as " +
-        "in the README) && pulumi preview (only creates) && PULUMI_SKIP_CHECKPOINTS=true " +
-        "PULUMI_NODEJS_TRANSPILE_ONLY=true pulumi up --skip-preview --parallel 256 --yes " +
-        "(changes nothing)",
+      nextSteps({
+        dir,
+        clients: plan.clients.length,
+        pushProvider: plan.pushProvider !== undefined,
+        importFile: options.importFile,
+      }),
     );
     io.stdout(`${written.join("\n")}\n`);
     return 0;

@@ -8,13 +8,14 @@
  *       `PULUMI_SKIP_CHECKPOINTS=true pulumi import --file DIR/import.json --yes --out FILE`;
  *   P2. the README's command ("Every Pulumi language" > "Import"): the same with `--skip-preview`
  *       (the import's preview pass reads every resource as the import does, for a run that `--yes`
- *       approves anyway) and `--parallel 256` (reads arrive that many at a time, so the read pass
- *       sees that most of the tenant is wanted and lists its pages at once; docs/client-reads.md);
+ *       approves anyway) and `--parallel` with no limit ({@link ADOPTION_PARALLEL}: every read
+ *       arrives at once, so the read pass sees that most of the tenant is wanted, lists its pages,
+ *       and answers each read as its page comes in; docs/client-reads.md);
  *   D1. the dynamic resources: the TypeScript program generate wrote, installed in a user project,
  *       `PULUMI_SKIP_CHECKPOINTS=true pulumi up` (its preview pass first, as a user runs it);
  *   D2. the README's command ("Adopt an existing tenant"): the same with `--skip-preview` (after
  *       the `pulumi preview` it asks for first, the up's own preview pass would run the program and
- *       check every resource again), `--parallel 256`, as P2, and `PULUMI_NODEJS_TRANSPILE_ONLY=true`
+ *       check every resource again), `--parallel` as P2, and `PULUMI_NODEJS_TRANSPILE_ONLY=true`
  *       (that preview type-checked the program already: 2 s of a 1,000-resource program's start).
  * `PULUMI_SKIP_CHECKPOINTS=true` makes Pulumi's file backend save the state once, at the end,
  * instead of its whole checkpoint twice per resource (1,001 resources: about 2,000 saves of a
@@ -41,6 +42,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { pageCountOf } from "../../provider/api/client-read-policy.js";
+import { ADOPTION_PARALLEL } from "../../provider/generate/next-steps.js";
 import { startTenantApi, type TenantApi } from "../../provider/local-tenant/index.js";
 import { type InstalledProject, installPackedPackage } from "../support/installed-package.js";
 import { type PluginTarball, pluginTarballOf } from "../support/plugin.js";
@@ -194,9 +196,6 @@ interface Variant {
   readonly parallel?: number;
 }
 
-/** The `--parallel` of the README's adoption commands (README, "Adopt an existing tenant"). */
-const README_PARALLEL = 256;
-
 /** The floors of the adoption: the fewest reads, and the read policy's bound per pass. */
 interface Floors {
   readonly floorSeconds: number;
@@ -332,7 +331,7 @@ async function upGeneratedProgram(
  * `pulumi preview`). P1 and D1 are shown beside them, not held.
  */
 function isReadmeCommand(variant: Variant): boolean {
-  return variant.skipCheckpoints && variant.skipPreview && variant.parallel === README_PARALLEL;
+  return variant.skipCheckpoints && variant.skipPreview && variant.parallel === ADOPTION_PARALLEL;
 }
 
 function checkTargets(rows: Row[], resources: number): Target[] {
@@ -479,7 +478,7 @@ async function main(): Promise<void> {
       ] as const) {
         if (!ONLY.has(id)) continue;
         const variant: Variant = readme
-          ? { id, skipPreview: true, skipCheckpoints, parallel: README_PARALLEL }
+          ? { id, skipPreview: true, skipCheckpoints, parallel: ADOPTION_PARALLEL }
           : { id, skipPreview: false, skipCheckpoints };
         rows.push(
           id.startsWith("P")
