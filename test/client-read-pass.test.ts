@@ -20,6 +20,7 @@ import {
 import {
   SimulatedTenant,
   type SimulatedTenantOptions,
+  type TenantCall,
   tenantClients,
 } from "./support/simulated-tenant.js";
 
@@ -36,6 +37,24 @@ function setup(size: number, options: SimulatedTenantOptions = {}) {
   const tenant = new SimulatedTenant(tenantClients(size), options);
   const pass = new ClientReadPass(tenant.transport());
   return { tenant, pass };
+}
+
+/**
+ * A pass over 500 clients (5 pages, a budget of 3 single GETs) whose last page takes 20 turns to
+ * answer; four misses of page-1 clients read together make it list pages 1 to 4.
+ * `lastPageIn()` tells whether page 4 has been answered yet.
+ */
+function setupSlowLastPage() {
+  let lastPageIn = false;
+  const isLastPage = (call: TenantCall) => call.kind === "listPage" && call.page === 4;
+  const { tenant, pass } = setup(500, {
+    turns: (call) => (isLastPage(call) ? 20 : 0),
+    beforeAnswer: (call) => {
+      if (isLastPage(call)) lastPageIn = true;
+    },
+  });
+  const onPage1 = tenant.clients.slice(100, 104).map((c) => c.client_id);
+  return { tenant, pass, onPage1, lastPageIn: () => lastPageIn };
 }
 
 /**
@@ -318,35 +337,20 @@ describe("the cost bound", () => {
 
 describe("answers", () => {
   it("come as soon as the page holding the client is in, before the slower pages of the listing", async () => {
-    // 500 clients: 5 pages, a budget of 3 single GETs; four misses together list pages 1 to 4.
-    let lastPageIn = false;
-    const { tenant, pass } = setup(500, {
-      turns: (call) => (call.kind === "listPage" && call.page === 4 ? 20 : 0),
-      beforeAnswer: (call) => {
-        if (call.kind === "listPage" && call.page === 4) lastPageIn = true;
-      },
-    });
-    const onPage1 = tenant.clients.slice(100, 104).map((c) => c.client_id);
+    const { tenant, pass, onPage1, lastPageIn } = setupSlowLastPage();
     const answeredBeforeLastPage = await Promise.all(
-      onPage1.map((id) => pass.read(id, FIELDS, id).then(() => lastPageIn)),
+      onPage1.map((id) => pass.read(id, FIELDS, id).then(lastPageIn)),
     );
     expect(tenant.count("listPage")).toBe(5);
     expect(answeredBeforeLastPage).toEqual([false, false, false, false]);
   });
 
   it("come as soon as their page is in for reads that arrive while the pass lists, before the slower pages", async () => {
-    // Four misses on page 1 list pages 1 to 4 (budget 3); a read of a page-2 client arrives then.
-    let lastPageIn = false;
-    const { tenant, pass } = setup(500, {
-      turns: (call) => (call.kind === "listPage" && call.page === 4 ? 20 : 0),
-      beforeAnswer: (call) => {
-        if (call.kind === "listPage" && call.page === 4) lastPageIn = true;
-      },
-    });
-    const listing = tenant.clients.slice(100, 104).map((c) => pass.read(c.client_id, FIELDS, "1"));
+    const { tenant, pass, onPage1, lastPageIn } = setupSlowLastPage();
+    const listing = onPage1.map((id) => pass.read(id, FIELDS, id));
     await nextTurn();
     const late = tenant.clients[250]?.client_id ?? "";
-    const answeredBeforeLastPage = await pass.read(late, FIELDS, late).then(() => lastPageIn);
+    const answeredBeforeLastPage = await pass.read(late, FIELDS, late).then(lastPageIn);
     await Promise.all(listing);
     expect(answeredBeforeLastPage).toBe(false);
     expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([5, 0]);
@@ -442,12 +446,8 @@ describe("fields", () => {
   });
 
   it("refetch only its page for a read that arrives while the pass lists and asks for a new field", async () => {
-    const { tenant, pass } = setup(500, {
-      turns: (call) => (call.kind === "listPage" && call.page === 4 ? 20 : 0),
-    });
-    const listing = tenant.clients
-      .slice(100, 104)
-      .map((c) => pass.read(c.client_id, ["name"], "1"));
+    const { tenant, pass, onPage1 } = setupSlowLastPage();
+    const listing = onPage1.map((id) => pass.read(id, ["name"], id));
     await nextTurn();
     const late = tenant.clients[250]?.client_id ?? "";
     const result = await pass.read(late, ["name", "description"], late);
