@@ -12,6 +12,8 @@
  * tenant rather than reading clients one by one, and each resource is adopted as soon as the page
  * holding its client is in (docs/client-reads.md, "Batches"). The tenant's rate limit still paces
  * every call, so the tenant sees no more than under any other `--parallel`.
+ *
+ * @internal
  */
 export const ADOPTION_PARALLEL = 2147483647;
 
@@ -19,6 +21,8 @@ export const ADOPTION_PARALLEL = 2147483647;
  * The dynamic path's adoption `up`, after the `pulumi preview` that shows only creates: no second
  * preview pass, no limit on parallel steps, one state save at the end (safe for a run that writes
  * nothing to the tenant), and no second type-check of the program the preview just checked.
+ *
+ * @internal
  */
 export const ADOPTION_UP =
   "PULUMI_SKIP_CHECKPOINTS=true PULUMI_NODEJS_TRANSPILE_ONLY=true pulumi up --skip-preview " +
@@ -29,6 +33,7 @@ export const ADOPTION_UP =
  * --import-file` wrote, with the same flags as {@link ADOPTION_UP} where they apply.
  *
  * @param importFile - the import file's path as the user would type it.
+ * @internal
  */
 export function adoptionImport(importFile: string): string {
   return (
