@@ -461,7 +461,8 @@ const OPERATIONS = new Set(["Check", "Diff", "Read", "Create", "Update", "Delete
  */
 const PREVIEWING = new Set(["up", "refresh", "destroy"]);
 
-function median(values: number[]): number {
+/** The middle value of `values` (the upper one of an even count); 0 for none. */
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }

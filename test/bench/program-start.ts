@@ -22,7 +22,7 @@ import { lockedPulumiVersion } from "../support/pulumi-cli.js";
 import { tenantConfig, tenantExampleConfig } from "../support/stack-config.js";
 import { type TypeScriptWay, tenantProgram } from "../support/tenant-program.js";
 import { installUserProject } from "../support/user-project.js";
-import { type Measured, measureRun, programSeconds, RequestLog } from "./measure.js";
+import { type Measured, measureRun, median, programSeconds, RequestLog } from "./measure.js";
 
 const ROUNDS = 3;
 /** One way to start the program: how the project is made, and the environment of its commands. */
@@ -60,11 +60,6 @@ interface Figures {
   previewProgram: number;
   previewWall: number;
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-};
 
 async function measureVariant({ label, way, env }: Variant): Promise<Figures> {
   const program = await tenantProgram(way);

@@ -32,7 +32,9 @@
  * where it goes. The whole `up` of 200 through the plugin (CLI start to exit, its preview pass
  * included) is held to at most {@link PLUGIN_WHOLE_UP_TARGET} x the floor and to no more than the
  * dynamic path's at the same --parallel; the dynamic path's whole `up` at the CLI's default
- * --parallel to at most {@link DYNAMIC_WHOLE_UP_TARGET} x the floor.
+ * --parallel to at most {@link DYNAMIC_WHOLE_UP_TARGET} x the floor. At that --parallel, scenario 1
+ * runs {@link WHOLE_UP_RUNS} times, each from an empty state, and both whole-up targets hold the
+ * dynamic path by the median.
  *
  * Prints the tables and the timelines, checks the targets, and writes the figures as JSON (the path
  * is printed). Not part of `npm test`: speed is measured here, never asserted in timed tests.
@@ -51,6 +53,7 @@ import {
   firstCallSeconds,
   type Measured,
   measureRun,
+  median,
   previewPassSeconds,
   programSeconds,
   providerStartSeconds,
@@ -79,6 +82,13 @@ const PACING_TARGET = 1.05;
 const PLUGIN_WHOLE_UP_TARGET = 1.1;
 /** The whole `up` of 200 through the dynamic path at the CLI's default --parallel. */
 const DYNAMIC_WHOLE_UP_TARGET = 1.25;
+/**
+ * How many times the sequence at the CLI's default --parallel measures scenario 1, each from an
+ * empty state after a destroy; the dynamic whole-up target holds their median. About 6 s of that
+ * `up` is Pulumi's Node.js start-up (two program runs and two provider hosts before the first
+ * call), which varies by half a second from run to run on 2 cores: as much as the target leaves.
+ */
+const WHOLE_UP_RUNS = 3;
 /**
  * The CLI's default --parallel: 4 x GOMAXPROCS (pkg/cmd/pulumi/operations/up.go), GOMAXPROCS being
  * the CPUs Go may use; the plugin path runs without the flag (and without PULUMI_PARALLEL).
@@ -304,12 +314,25 @@ async function runSequence(
     );
     const stateBytes = (await stat(project.stateFile)).size;
     const destroy = await measure("5. destroy: restore 200", "destroy");
-    const restored = seeded.every(
-      (client) => api.store.getClient(String(client.client_id))?.description === client.description,
-    );
-    if (!restored) {
+    const restored = () =>
+      seeded.every(
+        (client) =>
+          api.store.getClient(String(client.client_id))?.description === client.description,
+      );
+    if (!restored()) {
       destroy.ok = false;
       destroy.error = "not every prior value was restored";
+    }
+    if (parallel === DEFAULT_PARALLEL) {
+      await program.declare(declaredClients(seeded));
+      for (let run = 2; run <= WHOLE_UP_RUNS; run += 1) {
+        const again = await measure(`1. up: create 200, run ${run}`, "up");
+        const back = await project.run("destroy", undefined, { parallel });
+        if (!back.ok || !restored()) {
+          again.ok = false;
+          again.error = `the destroy after it failed: ${back.error ?? "not every prior value was restored"}`;
+        }
+      }
     }
     return {
       figures,
@@ -492,26 +515,32 @@ function wholeUpTargets(all: Figures[]): Target[] {
   const whole = (f: Figures) =>
     `${f.wallSeconds.toFixed(1)} s / ${f.floorSeconds.toFixed(1)} s = ${wholeRatio(f)?.toFixed(3) ?? "n/a"}`;
   const targets: Target[] = [];
+  const dynamicAt = (parallel: number) =>
+    ups.filter((x) => x.face === "dynamic" && x.parallel === parallel);
+  const walls = (runs: Figures[]) => runs.map((x) => `${x.wallSeconds.toFixed(1)} s`).join(", ");
   for (const f of ups.filter((x) => x.face === "plugin")) {
     targets.push({
       target: `1. up: create 200 (plugin): the whole up within ${PLUGIN_WHOLE_UP_TARGET} x the floor`,
       met: f.ok && (wholeRatio(f) ?? Number.POSITIVE_INFINITY) <= PLUGIN_WHOLE_UP_TARGET,
       detail: whole(f),
     });
-    const dynamic = ups.find((x) => x.face === "dynamic" && x.parallel === f.parallel);
-    if (dynamic !== undefined) {
+    const dynamic = dynamicAt(f.parallel);
+    if (dynamic.length > 0) {
+      const wall = median(dynamic.map((x) => x.wallSeconds));
       targets.push({
-        target: `1. up: create 200 (plugin): the whole up no slower than the dynamic path's (parallel ${f.parallel})`,
-        met: f.ok && dynamic.ok && f.wallSeconds <= dynamic.wallSeconds,
-        detail: `${f.wallSeconds.toFixed(1)} s against ${dynamic.wallSeconds.toFixed(1)} s`,
+        target: `1. up: create 200 (plugin): the whole up no slower than the dynamic path's (parallel ${f.parallel}, median)`,
+        met: f.ok && dynamic.every((x) => x.ok) && f.wallSeconds <= wall,
+        detail: `${f.wallSeconds.toFixed(1)} s against ${wall.toFixed(1)} s (${walls(dynamic)})`,
       });
     }
   }
-  for (const f of ups.filter((x) => x.face === "dynamic" && x.parallel === DEFAULT_PARALLEL)) {
+  const dynamic = dynamicAt(DEFAULT_PARALLEL);
+  if (dynamic.length > 0) {
+    const ratios = dynamic.map((x) => wholeRatio(x) ?? Number.POSITIVE_INFINITY);
     targets.push({
-      target: `1. up: create 200 (dynamic, parallel ${f.parallel}, the CLI's default): the whole up within ${DYNAMIC_WHOLE_UP_TARGET} x the floor`,
-      met: f.ok && (wholeRatio(f) ?? Number.POSITIVE_INFINITY) <= DYNAMIC_WHOLE_UP_TARGET,
-      detail: whole(f),
+      target: `1. up: create 200 (dynamic, parallel ${DEFAULT_PARALLEL}, the CLI's default): the whole up within ${DYNAMIC_WHOLE_UP_TARGET} x the floor, median of ${dynamic.length} runs`,
+      met: dynamic.every((x) => x.ok) && median(ratios) <= DYNAMIC_WHOLE_UP_TARGET,
+      detail: `${median(ratios).toFixed(3)} (${dynamic.map(whole).join("; ")})`,
     });
   }
   return targets;
