@@ -119,7 +119,12 @@ export class ClientReadPass<C> {
   read(id: string, fields: readonly string[], context: C): Promise<WireClient | undefined> {
     const wanted = new Set([ID_FIELD, ...fields]);
     for (const field of wanted) this.fields.add(field);
-    return this.loader.load({ id, fields: wanted, context }).then(({ answer }) => answer);
+    return this.load({ id, fields: wanted, context });
+  }
+
+  /** `read` through the loader: its batch, then its own answer (see {@link PendingAnswer}). */
+  private load(read: ClientRead<C>): Promise<WireClient | undefined> {
+    return this.loader.load(read).then(({ answer }) => answer);
   }
 
   /**
@@ -191,13 +196,13 @@ export class ClientReadPass<C> {
     if (first === undefined) return [];
     const fields = new Set(reads.flatMap((read) => [...read.fields]));
     let pages: Promise<void>[] = [];
+    /** Whether the read at this index waits for the listing rather than for `pages`. */
+    let awaitsListing = (_index: number) => false;
     if (this.total === undefined && !this.pagesFailed) {
       if (reads.some((read) => this.standingOf(read, false).kind === "miss")) {
         await this.fetchPage(0, fields, first.context);
         // Decided again, with what page 0 told and the reads that arrived meanwhile.
-        return reads.map((read) => ({
-          answer: this.loader.load(read).then(({ answer }) => answer),
-        }));
+        return reads.map((read) => pending(this.load(read)));
       }
     } else if (this.total !== undefined && !this.pagesFailed) {
       const pageCount = pageCountOf(this.total);
@@ -214,15 +219,15 @@ export class ClientReadPass<C> {
       this.rented += plan.rents;
       this.listing ||= plan.lists;
       pages = plan.pages.map((page) => this.fetchPage(page, fields, first.context));
-      if (this.listing) {
-        return reads.map((read, i) =>
-          standings[i]?.standing.kind === "miss"
-            ? pending(this.afterListing(read))
-            : pending(this.answeredBy(read, pages).then(() => this.answer(read))),
-        );
-      }
+      if (this.listing) awaitsListing = (index) => standings[index]?.standing.kind === "miss";
     }
-    return reads.map((read) => pending(this.answeredBy(read, pages).then(() => this.answer(read))));
+    return reads.map((read, index) =>
+      pending(
+        awaitsListing(index)
+          ? this.afterListing(read)
+          : this.answeredBy(read, pages).then(() => this.answer(read)),
+      ),
+    );
   }
 
   /**
@@ -239,8 +244,7 @@ export class ClientReadPass<C> {
     );
     const entry = this.entries.get(read.id);
     if (entry !== undefined && covers(entry, read.fields)) return narrowed(entry.client, read);
-    const { answer } = await this.loader.load(read);
-    return answer;
+    return this.load(read);
   }
 
   /** Settles once an entry holds every field of `read`, or once every one of `pages` is in. */

@@ -186,7 +186,10 @@ export class PluginFace {
   }
 }
 
-/** `props` with the resource's name, which the core puts on every error (providers/run-operation.ts, `describeResource`). */
+/**
+ * `props` with the resource's name, which the core puts on every error (`describeResource`,
+ * providers/run-operation.ts).
+ */
 function named(props: Props, name: string): Props {
   return { ...props, [NAME_KEY]: name };
 }

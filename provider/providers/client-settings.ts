@@ -49,8 +49,7 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
    * @throws {ImmutableFieldError} when `thirdPartySecurityMode` would change on the same client.
    */
   diff(_id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
-    const resource = describeResource(KIND, news);
-    return concerning(resource, () =>
+    return concerning(describeResource(KIND, news), () =>
       withConnectionChange(
         planDiff(declaredClient(news), olds),
         this.connectionChange(olds, news),
