@@ -1,3 +1,5 @@
+import type { PacingBudget } from "./api/pacing.js";
+import { budgetProblems, resolveBudget } from "./connection/budget.js";
 import {
   type Connection,
   type ConnectionValues,
@@ -31,7 +33,10 @@ interface Timeouts {
 }
 
 /** Everything the API client needs to reach one tenant. */
-export interface TenantSettings extends Connection, Timeouts {}
+export interface TenantSettings extends Connection, Timeouts {
+  /** What the run may take of the tenant's rate limit (docs/decisions.md, "Sharing the rate limit"). */
+  readonly budget: PacingBudget;
+}
 
 /** The stack config keys and their environment fallbacks, in one place for the docs and errors. */
 export const CONFIG_KEYS = {
@@ -40,6 +45,11 @@ export const CONFIG_KEYS = {
   clientId: { key: "tenant:clientId", env: "TENANT_CLIENT_ID" },
   clientSecret: { key: "tenant:clientSecret", env: "TENANT_CLIENT_SECRET" },
   audience: { key: "tenant:audience", env: "TENANT_AUDIENCE" },
+  rateLimitReserve: { key: "tenant:rateLimitReserve", env: "TENANT_RATE_LIMIT_RESERVE" },
+  maxRequestsPerSecond: {
+    key: "tenant:maxRequestsPerSecond",
+    env: "TENANT_MAX_REQUESTS_PER_SECOND",
+  },
   requestTimeout: {
     key: "tenant:requestTimeoutSeconds",
     env: "TENANT_REQUEST_TIMEOUT_SECONDS",
@@ -91,11 +101,18 @@ export function resolveSettings(
   config: ConfigSource | undefined,
   env: NodeJS.ProcessEnv = process.env,
 ): TenantSettings {
+  const values = stackValues(config, env);
+  return {
+    ...resolveConnection(values, STACK_CONFIG_NAMING),
+    ...resolveTimeouts(config, env),
+    budget: resolveBudget(values, STACK_CONFIG_NAMING),
+  };
+}
+
+/** The connection's members as the stack config (and environment) give them. */
+function stackValues(config: ConfigSource | undefined, env: NodeJS.ProcessEnv): ConnectionValues {
   const read = reader(config, env);
-  const values: ConnectionValues = Object.fromEntries(
-    CONNECTION_SETTINGS.map((setting) => [setting, read(setting)]),
-  );
-  return { ...resolveConnection(values, STACK_CONFIG_NAMING), ...resolveTimeouts(config, env) };
+  return Object.fromEntries(CONNECTION_SETTINGS.map((setting) => [setting, read(setting)]));
 }
 
 /**
@@ -139,7 +156,8 @@ function readSeconds(
 
 /**
  * What is wrong with the settings `config` gives, one problem per setting, ignoring the
- * environment: a domain that is not a host or an origin, a timeout that is not a positive number.
+ * environment: a domain that is not a host or an origin, a timeout that is not a positive number,
+ * a reserve or a ceiling out of its range.
  * A missing setting is not a problem here (it may come from the environment, and a preview needs
  * no credentials); an operation without it fails naming it ({@link settingsFor}).
  */
@@ -160,12 +178,16 @@ export function givenSettingProblems(
       problems.push({ name, message: (error as Error).message });
     }
   }
+  for (const { setting, message } of budgetProblems(stackValues(config, {}), STACK_CONFIG_NAMING)) {
+    if (setting !== undefined) problems.push({ name: setting, message });
+  }
   return problems;
 }
 
 let configSource: ConfigSource | undefined;
 let cachedSettings: TenantSettings | undefined;
 let cachedTimeouts: Timeouts | undefined;
+let cachedStackValues: ConnectionValues | undefined;
 
 /**
  * Remembers the stack config the engine passed to a provider's `configure`. Synchronous on
@@ -176,6 +198,7 @@ export function useStackConfig(config: ConfigSource | undefined): void {
   configSource = config;
   cachedSettings = undefined;
   cachedTimeouts = undefined;
+  cachedStackValues = undefined;
 }
 
 /**
@@ -191,8 +214,9 @@ function currentSettings(): TenantSettings {
 
 /**
  * The settings of an operation on a resource whose `tenant` input is `tenant`: that connection
- * with the timeouts of the stack config, or, when the resource has no `tenant` input, the
- * settings of the stack config ({@link currentSettings}).
+ * with the timeouts of the stack config, and its budget where it gives one, else the stack
+ * config's; or, when the resource has no `tenant` input, the settings of the stack config
+ * ({@link currentSettings}).
  *
  * @throws {TenantConfigError} when the connection breaks a rule (naming `tenant.domain`, ...) or
  *   the stack config is incomplete.
@@ -201,7 +225,15 @@ export function settingsFor(tenant: unknown): TenantSettings {
   const values = connectionValues(tenant);
   if (values === undefined) return currentSettings();
   cachedTimeouts ??= resolveTimeouts(configSource);
-  return { ...resolveConnection(values, TENANT_INPUT_NAMING), ...cachedTimeouts };
+  cachedStackValues ??= stackValues(configSource, process.env);
+  return {
+    ...resolveConnection(values, TENANT_INPUT_NAMING),
+    ...cachedTimeouts,
+    budget: resolveBudget(values, TENANT_INPUT_NAMING, {
+      values: cachedStackValues,
+      naming: STACK_CONFIG_NAMING,
+    }),
+  };
 }
 
 /**

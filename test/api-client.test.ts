@@ -3,6 +3,7 @@ import type { AxiosError } from "axios";
 import { afterEach, describe, expect, it } from "vitest";
 import { type OperationContext, TenantApiClient } from "../provider/api/client.js";
 import { retryDelayMs } from "../provider/api/http.js";
+import { DEFAULT_PACING_BUDGET } from "../provider/api/pacing.js";
 import type { Credentials, TenantSettings } from "../provider/config.js";
 import {
   TenantApiError,
@@ -38,6 +39,7 @@ function settingsFor(
     credentials: credentials ?? { kind: "apiToken", token: TOKEN },
     requestTimeoutMs,
     operationTimeoutMs: 30_000,
+    budget: DEFAULT_PACING_BUDGET,
   };
 }
 

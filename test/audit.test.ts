@@ -607,6 +607,13 @@ describe("the command line", () => {
     });
   });
 
+  it("passes the pacing flags to the connection as the stack config keys", () => {
+    const options = parseAuditArgs(["--rate-limit-reserve", "0", "--max-requests-per-second", "2"]);
+    if (options === "help") throw new Error("not help");
+    expect(options.connection.get("tenant:rateLimitReserve")).toBe("0");
+    expect(options.connection.get("tenant:maxRequestsPerSecond")).toBe("2");
+  });
+
   it("takes a seed, a format, an output file, a config file, a stack and a level to fail on", () => {
     const options = parseAuditArgs([
       "--seed",

@@ -1,11 +1,20 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_PACING_BUDGET } from "../provider/api/pacing.js";
 import {
   type ConfigSource,
   DEFAULT_OPERATION_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   resolveSettings,
+  settingsFor,
+  useStackConfig,
 } from "../provider/config.js";
-import { isLoopbackHost, originOf } from "../provider/connection/parse.js";
+import { budgetProblems } from "../provider/connection/budget.js";
+import {
+  isLoopbackHost,
+  originOf,
+  STACK_CONFIG_NAMING,
+  TENANT_INPUT_NAMING,
+} from "../provider/connection/parse.js";
 import { TenantConfigError } from "../provider/errors.js";
 
 const stack = (values: Record<string, string>): ConfigSource => ({ get: (key) => values[key] });
@@ -22,6 +31,7 @@ describe("resolveSettings", () => {
       credentials: { kind: "apiToken", token: "tok" },
       requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
       operationTimeoutMs: DEFAULT_OPERATION_TIMEOUT_MS,
+      budget: DEFAULT_PACING_BUDGET,
     });
   });
 
@@ -161,6 +171,79 @@ describe("originOf, for tenant:domain", () => {
     expect(originOfDomain("ftp://acme.tenants.example")).toEqual({
       message: 'tenant:domain "ftp://acme.tenants.example" has the scheme ftp; use https://',
     });
+  });
+});
+
+describe("the pacing budget", () => {
+  const tenant = { "tenant:domain": "a.example", "tenant:apiToken": "t" };
+
+  it("reads the reserve and the ceiling from stack config", () => {
+    const settings = resolveSettings(
+      stack({ ...tenant, "tenant:rateLimitReserve": "0.4", "tenant:maxRequestsPerSecond": "3" }),
+      {},
+    );
+    expect(settings.budget).toEqual({ reserveShare: 0.4, maxRequestsPerSecond: 3 });
+  });
+
+  it("falls back to TENANT_RATE_LIMIT_RESERVE and TENANT_MAX_REQUESTS_PER_SECOND", () => {
+    const settings = resolveSettings(stack(tenant), {
+      TENANT_RATE_LIMIT_RESERVE: "0",
+      TENANT_MAX_REQUESTS_PER_SECOND: "2.5",
+    });
+    expect(settings.budget).toEqual({ reserveShare: 0, maxRequestsPerSecond: 2.5 });
+  });
+
+  it("keeps a quarter of the bucket and sets no ceiling by default", () => {
+    expect(resolveSettings(stack(tenant), {}).budget).toEqual({
+      reserveShare: 0.25,
+      maxRequestsPerSecond: undefined,
+    });
+  });
+
+  it("refuses a reserve of the whole bucket, naming the setting", () => {
+    expect(() =>
+      resolveSettings(stack({ ...tenant, "tenant:rateLimitReserve": "1" }), {}),
+    ).toThrowError(
+      new TenantConfigError(
+        "tenant:rateLimitReserve must be the share of the tenant's rate limit left to its other " +
+          'callers, from 0 (take everything) to below 1 (got "1")',
+      ),
+    );
+  });
+
+  it("refuses a ceiling that is not a positive number, naming the setting", () => {
+    expect(() =>
+      resolveSettings(stack(tenant), { TENANT_MAX_REQUESTS_PER_SECOND: "fast" }),
+    ).toThrowError(
+      new TenantConfigError(
+        'tenant:maxRequestsPerSecond must be a number of requests per second above 0 (got "fast")',
+      ),
+    );
+  });
+
+  it("names the tenant input's members as a program spells them", () => {
+    expect(budgetProblems({ rateLimitReserve: -0.1 }, TENANT_INPUT_NAMING)).toEqual([
+      {
+        setting: "rateLimitReserve",
+        message:
+          "tenant.rateLimitReserve must be the share of the tenant's rate limit left to its " +
+          'other callers, from 0 (take everything) to below 1 (got "-0.1")',
+      },
+    ]);
+  });
+
+  it("takes a tenant input's members first, and the stack config's where it gives none", () => {
+    useStackConfig(stack({ "tenant:rateLimitReserve": "0.4", "tenant:maxRequestsPerSecond": "9" }));
+    try {
+      const settings = settingsFor({ domain: "b.example", apiToken: "t", maxRequestsPerSecond: 3 });
+      expect(settings.budget).toEqual({ reserveShare: 0.4, maxRequestsPerSecond: 3 });
+    } finally {
+      useStackConfig(undefined);
+    }
+  });
+
+  it("has no problem with settings not given or not known yet", () => {
+    expect(budgetProblems({ maxRequestsPerSecond: " " }, STACK_CONFIG_NAMING)).toEqual([]);
   });
 });
 

@@ -124,6 +124,19 @@ describe("the command line", () => {
     expect(parsed.config.get("tenant:clientSecret")).toBeUndefined();
   });
 
+  it("passes the pacing flags to the settings as the stack config keys", () => {
+    const parsed = options([
+      "--out",
+      "x",
+      "--rate-limit-reserve",
+      "0.5",
+      "--max-requests-per-second",
+      "3",
+    ]);
+    expect(parsed.config.get("tenant:rateLimitReserve")).toBe("0.5");
+    expect(parsed.config.get("tenant:maxRequestsPerSecond")).toBe("3");
+  });
+
   it("refuses a project name Pulumi would refuse", () => {
     expect(() => parseGenerateArgs(["--out", "x", "--name", "my tenant"])).toThrow(
       '--name "my tenant": a Pulumi project name is letters, digits, "-", "_" and "."',

@@ -220,4 +220,21 @@ describe("the plugin face", () => {
     ]);
     expect(face.checkConfig({}).failures).toEqual([]);
   });
+
+  it("judges the reserve and the ceiling a provider is given, naming each", () => {
+    const face = new PluginFace({} as never);
+    expect(face.checkConfig({ rateLimitReserve: 1.5, maxRequestsPerSecond: -2 }).failures).toEqual([
+      {
+        property: "rateLimitReserve",
+        reason:
+          'tenant:rateLimitReserve must be the share of the tenant\'s rate limit left to its other callers, from 0 (take everything) to below 1 (got "1.5")',
+      },
+      {
+        property: "maxRequestsPerSecond",
+        reason:
+          'tenant:maxRequestsPerSecond must be a number of requests per second above 0 (got "-2")',
+      },
+    ]);
+    expect(face.checkConfig({ rateLimitReserve: 0, maxRequestsPerSecond: 4 }).failures).toEqual([]);
+  });
 });

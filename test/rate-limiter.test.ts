@@ -1,9 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
+  DEFAULT_PACING_BUDGET,
+  type PacingBudget,
+  TAKE_EVERYTHING,
+} from "../provider/api/pacing.js";
+import {
   parseRateLimitHeaders,
   type RateLimitHeaders,
-  TenantRateLimiter,
-} from "../provider/api/rate-limiter.js";
+} from "../provider/api/rate-limit-headers.js";
+import { TenantRateLimiter, type Ticket } from "../provider/api/rate-limiter.js";
 
 /** The server side of the model: the platform's token bucket, on the same fake clock. */
 class ServerBucket {
@@ -55,12 +60,11 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
  * A limiter that has let one request out and heard its answer's rate-limit headers: `limit`,
  * `remaining`, and a reset `resetIn` seconds from now.
  */
-async function afterFirstAnswer(headers: {
-  limit: number;
-  remaining: number;
-  resetIn: number;
-}): Promise<TenantRateLimiter> {
-  const limiter = new TenantRateLimiter();
+async function afterFirstAnswer(
+  headers: { limit: number; remaining: number; resetIn: number },
+  budget: PacingBudget = TAKE_EVERYTHING,
+): Promise<TenantRateLimiter> {
+  const limiter = new TenantRateLimiter({ budget });
   await limiter.acquire();
   limiter.release({
     limit: headers.limit,
@@ -70,9 +74,9 @@ async function afterFirstAnswer(headers: {
   return limiter;
 }
 
-describe("TenantRateLimiter", () => {
+describe("TenantRateLimiter taking everything (a reserve of 0)", () => {
   it("lets a single request out before any answer has told it the bucket size", async () => {
-    const limiter = new TenantRateLimiter();
+    const limiter = new TenantRateLimiter({ budget: TAKE_EVERYTHING });
     await limiter.acquire();
     expect(await settled(limiter.acquire())).toBe(false);
   });
@@ -91,12 +95,12 @@ describe("TenantRateLimiter", () => {
   });
 
   it("learns the rate from when the request went out, so an answer read late does not speed it up", async () => {
-    const limiter = new TenantRateLimiter();
-    const sentAt = await limiter.acquire();
+    const limiter = new TenantRateLimiter({ budget: TAKE_EVERYTHING });
+    const ticket = await limiter.acquire();
     // The server counted the request as it arrived: more than 20 tokens missing, full in 2 s.
-    const reset = sentAt / 1000 + 2;
+    const reset = ticket.sentAt / 1000 + 2;
     await vi.advanceTimersByTimeAsync(300);
-    limiter.release({ limit: 21, remaining: 0, reset }, 200, sentAt);
+    limiter.release({ limit: 21, remaining: 0, reset }, 200, ticket);
     expect(limiter.state().rate).toBeCloseTo(10, 6);
   });
 
@@ -107,10 +111,10 @@ describe("TenantRateLimiter", () => {
     await vi.advanceTimersByTimeAsync(300);
     for (let drained = 0; drained < 10; drained += 1) server.take();
     await vi.advanceTimersByTimeAsync(950);
-    const limiter = new TenantRateLimiter();
-    const sentAt = await limiter.acquire();
+    const limiter = new TenantRateLimiter({ budget: TAKE_EVERYTHING });
+    const ticket = await limiter.acquire();
     const answer = server.take();
-    limiter.release(answer.headers, answer.status, sentAt);
+    limiter.release(answer.headers, answer.status, ticket);
     expect(answer.headers.remaining).toBe(0);
     expect(limiter.state().rate).toBeLessThanOrEqual(2);
   });
@@ -165,14 +169,14 @@ describe("TenantRateLimiter", () => {
   });
 
   it("empties its bucket when the server answers 429", async () => {
-    const limiter = new TenantRateLimiter();
+    const limiter = new TenantRateLimiter({ budget: TAKE_EVERYTHING });
     await limiter.acquire();
     limiter.release({ limit: 20, remaining: 5, reset: Date.now() / 1000 + 2 }, 429);
     expect(limiter.state().tokens).toBeLessThanOrEqual(0);
   });
 
   it("stops limiting a tenant whose answers carry no rate-limit headers", async () => {
-    const limiter = new TenantRateLimiter();
+    const limiter = new TenantRateLimiter({ budget: TAKE_EVERYTHING });
     await limiter.acquire();
     limiter.release({}, 200);
     const many = Array.from({ length: 100 }, () => limiter.acquire());
@@ -188,7 +192,7 @@ describe("TenantRateLimiter", () => {
     "paces 200 requests from $workers workers to a $rate/s bucket of $burst without a 429, within 10% of the floor",
     async ({ rate, burst, workers }) => {
       const server = new ServerBucket(rate, burst);
-      const limiter = new TenantRateLimiter();
+      const limiter = new TenantRateLimiter({ budget: TAKE_EVERYTHING });
       const total = 200;
       let sent = 0;
       let rejected = 0;
@@ -234,5 +238,209 @@ describe("parseRateLimitHeaders", () => {
       remaining: undefined,
       reset: undefined,
     });
+  });
+});
+
+/** A tenant of `rate`/s with a bucket of `burst`, and a production back end reading at `background`/s. */
+interface SharedTenant {
+  readonly rate: number;
+  readonly burst: number;
+  readonly background: number;
+}
+
+/**
+ * Runs `runs` processes at once against one simulated tenant, each with its own limiter of
+ * `budget` and `workers` requests in flight, `perRun` requests each, 25 ms on the wire, while
+ * production reads evenly at `background`/s. Returns the 429s of each side and the wall time.
+ */
+async function shareTenant(
+  tenant: SharedTenant,
+  options: { runs: number; workers: number; perRun: number; budget: PacingBudget },
+): Promise<{ ownRejected: number; backgroundRejected: number; seconds: number }> {
+  const server = new ServerBucket(tenant.rate, tenant.burst);
+  let backgroundRejected = 0;
+  const production = setInterval(() => {
+    if (server.take().status === 429) backgroundRejected += 1;
+  }, 1000 / tenant.background);
+  let ownRejected = 0;
+  const started = Date.now();
+  const run = async (): Promise<void> => {
+    const limiter = new TenantRateLimiter({ budget: options.budget });
+    let sent = 0;
+    const worker = async (): Promise<void> => {
+      while (sent < options.perRun) {
+        sent += 1;
+        const ticket = await limiter.acquire();
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        const answer = server.take();
+        if (answer.status === 429) ownRejected += 1;
+        limiter.release(answer.headers, answer.status, ticket);
+      }
+    };
+    await Promise.all(Array.from({ length: options.workers }, worker));
+  };
+  let finished = 0;
+  const all = Promise.all(Array.from({ length: options.runs }, run)).then(() => {
+    finished = Date.now();
+    clearInterval(production);
+  });
+  await vi.advanceTimersByTimeAsync(300_000);
+  await all;
+  return { ownRejected, backgroundRejected, seconds: (finished - started) / 1000 };
+}
+
+describe("TenantRateLimiter with a reserve", () => {
+  const tenant: SharedTenant = { rate: 10, burst: 20, background: 3 };
+  /** The floor production leaves: the bucket less the reserve is free, the rest at rate - background. */
+  const floor = (total: number): number =>
+    (total - tenant.burst) / (tenant.rate - tenant.background);
+
+  it("keeps a quarter of the bucket by default", () => {
+    expect(new TenantRateLimiter().state().budget).toEqual(DEFAULT_PACING_BUDGET);
+    expect(DEFAULT_PACING_BUDGET.reserveShare).toBe(0.25);
+  });
+
+  it("lets out the tokens of a full bucket down to the reserve, and no more", async () => {
+    const server = new ServerBucket(2, 20);
+    const limiter = new TenantRateLimiter();
+    let sent = 0;
+    // No time passes, so nothing refills: 20 tokens less a reserve of 5 is 15 requests.
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      const next = limiter.acquire();
+      if (!(await settled(next))) break;
+      const answer = server.take();
+      limiter.release(answer.headers, answer.status, await next);
+      sent += 1;
+    }
+    expect(sent).toBe(15);
+  });
+
+  it("sends nothing that the latest answer says would take the bucket below the reserve", async () => {
+    const limiter = await afterFirstAnswer(
+      { limit: 20, remaining: 5, resetIn: 2 },
+      DEFAULT_PACING_BUDGET,
+    );
+    expect(await settled(limiter.acquire())).toBe(false);
+  });
+
+  it("waits for the refill, not for an answer, once the reserve is all that is left", async () => {
+    // 14 of 21 missing, full in 1.4 s: 10 tokens a second; 6 left, all of them the reserve.
+    const limiter = await afterFirstAnswer(
+      { limit: 21, remaining: 6, resetIn: 1.4 },
+      DEFAULT_PACING_BUDGET,
+    );
+    const next = limiter.acquire();
+    expect(await settled(next)).toBe(false);
+    await vi.advanceTimersByTimeAsync(110);
+    expect(await settled(next)).toBe(true);
+  });
+
+  it("holds to this run's ceiling in requests per second", async () => {
+    const limiter = await afterFirstAnswer(
+      { limit: 50, remaining: 49, resetIn: 1 },
+      { reserveShare: 0, maxRequestsPerSecond: 4 },
+    );
+    const sent: number[] = [];
+    const requests = Array.from({ length: 5 }, () =>
+      limiter.acquire().then((ticket: Ticket) => sent.push(ticket.sentAt)),
+    );
+    await vi.advanceTimersByTimeAsync(2000);
+    await Promise.all(requests);
+    const gaps = sent.slice(1).map((at, i) => at - (sent[i] as number));
+    expect(gaps.every((gap) => gap >= 250)).toBe(true);
+  });
+
+  it("takes the larger reserve and the lower ceiling when resources of one tenant ask for different budgets", () => {
+    const limiter = new TenantRateLimiter({
+      budget: { reserveShare: 0.1, maxRequestsPerSecond: 8 },
+    });
+    limiter.useBudget({ reserveShare: 0.4, maxRequestsPerSecond: undefined });
+    limiter.useBudget({ reserveShare: 0.2, maxRequestsPerSecond: 5 });
+    expect(limiter.state().budget).toEqual({ reserveShare: 0.4, maxRequestsPerSecond: 5 });
+  });
+
+  it("learns what the tenant's other callers take from the answers", async () => {
+    const server = new ServerBucket(10, 20);
+    const production = setInterval(() => server.take(), 250);
+    const limiter = new TenantRateLimiter();
+    const loop = async (): Promise<void> => {
+      for (let n = 0; n < 60; n += 1) {
+        const ticket = await limiter.acquire();
+        const answer = server.take();
+        limiter.release(answer.headers, answer.status, ticket);
+      }
+    };
+    const done = loop();
+    await vi.advanceTimersByTimeAsync(20_000);
+    await done;
+    clearInterval(production);
+    expect(limiter.state().othersRate).toBeGreaterThan(3);
+    expect(limiter.state().othersRate).toBeLessThan(5);
+  });
+
+  it.each([
+    { workers: 16, background: 3 },
+    { workers: 64, background: 3 },
+    { workers: 16, background: 6 },
+  ])(
+    "leaves a production reading at $background/s without a 429 beside 200 requests from $workers workers, within 10% of the floor it leaves",
+    async ({ workers, background }) => {
+      const shared = { ...tenant, background };
+      const result = await shareTenant(shared, {
+        runs: 1,
+        workers,
+        perRun: 200,
+        budget: DEFAULT_PACING_BUDGET,
+      });
+      expect(result.backgroundRejected).toBe(0);
+      expect(result.ownRejected).toBe(0);
+      expect(result.seconds / ((200 - shared.burst) / (shared.rate - background))).toBeLessThan(
+        1.1,
+      );
+    },
+  );
+
+  it("keeps the reserve together with two other runs at once, with no channel but the answers, within 15% of the floor", async () => {
+    const result = await shareTenant(tenant, {
+      runs: 3,
+      workers: 16,
+      perRun: 70,
+      budget: DEFAULT_PACING_BUDGET,
+    });
+    expect(result.backgroundRejected).toBe(0);
+    expect(result.seconds / floor(210)).toBeLessThan(1.15);
+  });
+
+  it("gives production 429s when it takes everything, as a reserve of 0 asks", async () => {
+    const result = await shareTenant(tenant, {
+      runs: 1,
+      workers: 16,
+      perRun: 200,
+      budget: TAKE_EVERYTHING,
+    });
+    expect(result.backgroundRejected).toBeGreaterThan(0);
+  });
+
+  it("reports a long wait on the reserve once, with what the tenant had left", async () => {
+    const lines: string[] = [];
+    const limiter = new TenantRateLimiter({
+      origin: "https://acme.example",
+      report: (line) => lines.push(line),
+    });
+    const ticket = await limiter.acquire();
+    limiter.release({ limit: 20, remaining: 5, reset: Date.now() / 1000 + 30 }, 200, ticket);
+    // No refill seen and a tenant's rate of 2/s at the least: the reserve holds these for seconds.
+    const waiting = Array.from({ length: 12 }, () => limiter.acquire());
+    const released = waiting.map((p) =>
+      p.then((t) =>
+        limiter.release({ limit: 20, remaining: 5, reset: Date.now() / 1000 + 30 }, 200, t),
+      ),
+    );
+    await vi.advanceTimersByTimeAsync(60_000);
+    await Promise.all(released);
+    expect(lines[0]).toMatch(
+      /^pulumi-tenant: 1 request to https:\/\/acme\.example waited up to \d+\.\d s to leave the tenant's other callers a reserve of 5 tokens \(rateLimitReserve 0\.25 of the bucket\); the tenant had 5 of its 20 tokens left$/,
+    );
+    expect(lines.length).toBeLessThanOrEqual(2);
   });
 });

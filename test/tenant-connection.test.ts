@@ -68,6 +68,31 @@ describe("check of the tenant input", () => {
     ).toThrowError(reason.replace("tenant.domain", "tenant:domain"));
   });
 
+  it("accepts a reserve and a ceiling of this run's requests", () => {
+    expect(
+      failuresOf({
+        domain: "acme.tenants.example",
+        apiToken: SECRET,
+        rateLimitReserve: 0,
+        maxRequestsPerSecond: 2.5,
+      }),
+    ).toEqual([]);
+  });
+
+  it("refuses a reserve of the whole bucket and a ceiling of 0, naming each member", () => {
+    expect(
+      failuresOf({
+        domain: "acme.tenants.example",
+        apiToken: SECRET,
+        rateLimitReserve: 1,
+        maxRequestsPerSecond: 0,
+      }),
+    ).toEqual([
+      { property: "tenant.rateLimitReserve", reason: "must be < 1" },
+      { property: "tenant.maxRequestsPerSecond", reason: "must be > 0" },
+    ]);
+  });
+
   it("reports a bad domain and missing credentials together", () => {
     expect(failuresOf({ domain: "ftp://acme.tenants.example" })).toEqual([
       {
@@ -129,6 +154,12 @@ describe("connectionChange", () => {
       "same",
     );
     expect(connectionChange({}, {}, undefined)).toBe("same");
+  });
+
+  it("is an update when only the pacing budget changes", () => {
+    const olds = { tenant: { domain: "acme.tenants.example", apiToken: SECRET } };
+    const news = { tenant: { ...olds.tenant, rateLimitReserve: 0.5 } };
+    expect(connectionChange(olds, news, undefined)).toBe("update");
   });
 
   it("is an update when only the credentials change", () => {

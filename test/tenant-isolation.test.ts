@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { OperationContext } from "../provider/api/client.js";
+import { DEFAULT_PACING_BUDGET } from "../provider/api/pacing.js";
 import { getTenantClient } from "../provider/api/tenants.js";
 import type { Credentials, TenantSettings } from "../provider/config.js";
 import { TenantTimeoutError } from "../provider/errors.js";
@@ -38,6 +39,7 @@ function settings(origin: string, credentials: Credentials): TenantSettings {
     credentials,
     requestTimeoutMs: 5_000,
     operationTimeoutMs: 30_000,
+    budget: DEFAULT_PACING_BUDGET,
   };
 }
 

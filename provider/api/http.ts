@@ -7,7 +7,8 @@ import axios, {
   isAxiosError,
 } from "axios";
 import axiosRetry from "axios-retry";
-import { parseRateLimitHeaders, type TenantRateLimiter } from "./rate-limiter.js";
+import { parseRateLimitHeaders } from "./rate-limit-headers.js";
+import type { TenantRateLimiter } from "./rate-limiter.js";
 
 /** Counters kept per tenant client, for the benchmarks and for tests. */
 export interface HttpStats {
@@ -109,7 +110,7 @@ export function createApiHttp(options: {
   const { limiter, stats } = options;
   const transport = getAdapter(axios.defaults.adapter);
   const paced: AxiosAdapter = async (config) => {
-    const sentAt = await limiter.acquire(config.signal as AbortSignal | undefined);
+    const ticket = await limiter.acquire(config.signal as AbortSignal | undefined);
     stats.attempts += 1;
     let response: AxiosResponse | undefined;
     try {
@@ -123,7 +124,7 @@ export function createApiHttp(options: {
       limiter.release(
         response ? parseRateLimitHeaders(response.headers as Record<string, unknown>) : undefined,
         response?.status,
-        sentAt,
+        ticket,
       );
     }
   };

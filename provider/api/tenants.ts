@@ -32,15 +32,30 @@ export function getTenantClient(settings: TenantSettings): TenantApiClient {
   const key = `${settings.origin} ${identity} ${settings.requestTimeoutMs}`;
   let client = clients.get(key);
   if (!client) {
-    let limiter = limiters.get(settings.origin);
-    if (!limiter) {
-      limiter = new TenantRateLimiter();
-      limiters.set(settings.origin, limiter);
-    }
-    client = new TenantApiClient(settings, { limiter });
+    client = new TenantApiClient(settings, { limiter: limiterOf(settings) });
     clients.set(key, client);
   }
+  limiterOf(settings).useBudget(settings.budget);
   return client;
+}
+
+/**
+ * The tenant's limiter, with the budget of the settings that first reached it; later settings
+ * tighten it ({@link TenantRateLimiter.useBudget}). Its reports of long waits go to stderr, which
+ * the engine shows as info of the run (the provider's stdout is the engine's channel) and the
+ * commands use for progress.
+ */
+function limiterOf(settings: TenantSettings): TenantRateLimiter {
+  let limiter = limiters.get(settings.origin);
+  if (!limiter) {
+    limiter = new TenantRateLimiter({
+      budget: settings.budget,
+      origin: settings.origin,
+      report: (line) => process.stderr.write(`${line}\n`),
+    });
+    limiters.set(settings.origin, limiter);
+  }
+  return limiter;
 }
 
 /**

@@ -9,7 +9,7 @@
 import { parseArgs } from "node:util";
 import type { ConfigSource } from "../config.js";
 import { CommandUsageError } from "../errors.js";
-import { CREDENTIAL_OPTIONS, credentialConfig } from "../generate/options.js";
+import { CREDENTIAL_OPTIONS, credentialConfig, PACING_USAGE } from "../generate/options.js";
 import type { FindingLevel } from "./policy-config.js";
 
 /** The output formats, the default first. */
@@ -58,6 +58,7 @@ Options:
   --client-secret SECRET    prefer the environment variable to a flag for the secret)
   --api-token TOKEN       a management API token instead (default: TENANT_API_TOKEN)
   --audience AUDIENCE     token audience (default: TENANT_AUDIENCE, else https://DOMAIN/api/v2/)
+${PACING_USAGE}
   -h, --help              this text
 
 Scope needed: read:clients. Progress goes to stderr on a terminal.

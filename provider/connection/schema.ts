@@ -11,6 +11,9 @@ import type { FromSchema } from "json-schema-to-ts";
  * states it for the TypeScript type only (its two shapes): {@link connectionSchemaToValidate}, what
  * Ajv sees, leaves it out, so the rule is judged, and worded, in one place.
  *
+ * `rateLimitReserve` and `maxRequestsPerSecond` are the run's pacing budget (`budget.ts`), not
+ * part of where or as whom: a change of them is an update that sends nothing.
+ *
  * Members marked `"x-sensitive": true` are credentials: the resources register them as secrets,
  * and no failure echoes them. The domain, the client id and the audience are identifiers; errors
  * name them, as they do for the stack config.
@@ -42,6 +45,18 @@ const tenantConnectionSchema = {
       type: "string",
       description: "The audience to ask tokens for; default `https://{domain}/api/v2/`.",
     },
+    rateLimitReserve: {
+      type: "number",
+      minimum: 0,
+      exclusiveMaximum: 1,
+      description:
+        "The share of the tenant's rate limit (its bucket) never spent, left to the tenant's other callers: 0 takes everything; default 0.25.",
+    },
+    maxRequestsPerSecond: {
+      type: "number",
+      exclusiveMinimum: 0,
+      description: "A ceiling on this run's own requests per second to the tenant; default none.",
+    },
   },
   required: ["domain"],
   // Ajv's strict mode wants each required name declared next to it; the types are declared above.
@@ -61,7 +76,10 @@ export const TENANT_KEY = "tenant";
  */
 export type TenantConnection = FromSchema<typeof tenantConnectionSchema>;
 
-/** One member of a connection: `domain`, `apiToken`, `clientId`, `clientSecret` or `audience`. */
+/**
+ * One member of a connection: `domain`, `apiToken`, `clientId`, `clientSecret`, `audience`,
+ * `rateLimitReserve` or `maxRequestsPerSecond`.
+ */
 export type ConnectionSetting = keyof typeof tenantConnectionSchema.properties;
 
 /** The members of a connection, in the schema's order. */

@@ -32,6 +32,17 @@ export interface GenerateOptions {
   readonly config: ConfigSource;
 }
 
+/**
+ * The usage lines of the pacing flags, which every command that reads a tenant takes (README,
+ * "Sharing the rate limit with production").
+ */
+export const PACING_USAGE = `  --rate-limit-reserve SHARE
+                          the share of the tenant's rate limit left to its other callers, 0 to
+                            below 1 (default: TENANT_RATE_LIMIT_RESERVE, else 0.25)
+  --max-requests-per-second N
+                          a ceiling on this command's own rate (default:
+                            TENANT_MAX_REQUESTS_PER_SECOND, else none)`;
+
 /** `--help`. */
 export const USAGE = `Usage: pulumi-tenant generate --out DIR [options]
 
@@ -54,6 +65,7 @@ Options:
   --client-secret SECRET    prefer the environment variable to a flag for the secret)
   --api-token TOKEN       a management API token instead (default: TENANT_API_TOKEN)
   --audience AUDIENCE     token audience (default: TENANT_AUDIENCE, else https://DOMAIN/api/v2/)
+${PACING_USAGE}
   -h, --help              this text
 
 Scopes needed: read:clients, read:guardian_factors. Progress and notes go to stderr.
@@ -66,6 +78,8 @@ const CREDENTIAL_FLAGS = {
   "client-secret": "tenant:clientSecret",
   "api-token": "tenant:apiToken",
   audience: "tenant:audience",
+  "rate-limit-reserve": "tenant:rateLimitReserve",
+  "max-requests-per-second": "tenant:maxRequestsPerSecond",
 } as const;
 
 /** `a, b,,c` → `["a", "b", "c"]`. */
