@@ -1,7 +1,9 @@
 /**
  * One read pass of a tenant's clients (docs/client-reads.md): every client read of one command,
  * batched by one DataLoader, whose batch function fetches the list pages {@link planBatch} chooses
- * and answers each read from the pass's entries or by its own single GET.
+ * and answers each read from the pass's entries or by its own single GET. This module decides when
+ * a batch goes and what each read waits for, and makes the calls; what they answered is kept by the
+ * pass's {@link ClientReadLedger} (client-read-ledger.ts).
  *
  * Freshness: a pass serves only what it fetched itself, and the provider starts a new one per
  * command ({@link startClientReadPass} in tenants.ts), so a refresh sees every change made before
@@ -12,18 +14,15 @@
  */
 
 import DataLoader from "dataloader";
+import { ClientReadLedger } from "./client-read-ledger.js";
 import {
   CLIENT_PAGE_SIZE,
   type ClientReadTransport,
-  covers,
-  type Entry,
   ID_FIELD,
-  includesAll,
   pageCountOf,
   pickFields,
   planBatch,
   type ReadStanding,
-  standingOf,
   type WireClient,
 } from "./client-read-policy.js";
 
@@ -41,12 +40,6 @@ interface ClientRead<C> {
  */
 interface PendingAnswer {
   readonly answer: Promise<WireClient | undefined>;
-}
-
-/** A call under way or answered, with the fields it asked for. */
-interface Fetch<T> {
-  readonly fields: ReadonlySet<string>;
-  readonly answer: Promise<T>;
 }
 
 /** Calls made by a pass, by kind. */
@@ -73,23 +66,10 @@ export class ClientReadPass<C> {
   /** Calls made so far. */
   readonly stats: ClientReadStats = { singleGets: 0, pages: 0 };
   private readonly loader: DataLoader<ClientRead<C>, PendingAnswer>;
-  /** `client_id` and every field asked for so far: what every call asks for. */
-  private readonly fields = new Set<string>([ID_FIELD]);
-  private readonly entries = new Map<string, Entry>();
-  /** Clients remembered or forgotten, with when: a fetch sent before must not overwrite them. */
-  private readonly touchedAt = new Map<string, number>();
-  /** The latest fetch of each page. */
-  private readonly pages = new Map<number, Fetch<void>>();
-  /** Single GETs under way, per client. */
-  private readonly singles = new Map<string, Fetch<WireClient | undefined>[]>();
-  /** Pages answered during the pass. */
-  private readonly pagesAnswered = new Set<number>();
+  /** What the pass has fetched: entries, the fields it asks for, pages, single GETs under way. */
+  private readonly ledger = new ClientReadLedger();
   /** Calls under way, pages and single GETs: a batch waits for them before it is decided. */
   private readonly callsUnderWay = new Set<Promise<unknown>>();
-  /** The logical clock that orders fetches and PATCH answers: later data wins. */
-  private clock = 0;
-  /** The tenant's client count, from the first page answered. */
-  private total: number | undefined;
   private rented = 0;
   private listing = false;
   /** A page failed: the pass reads every client singly from then on. */
@@ -118,7 +98,7 @@ export class ClientReadPass<C> {
    */
   read(id: string, fields: readonly string[], context: C): Promise<WireClient | undefined> {
     const wanted = new Set([ID_FIELD, ...fields]);
-    for (const field of wanted) this.fields.add(field);
+    this.ledger.ask(wanted);
     return this.load({ id, fields: wanted, context });
   }
 
@@ -133,14 +113,7 @@ export class ClientReadPass<C> {
    * must not be passed here: {@link ClientReadPass.forget} the client instead.
    */
   remember(client: WireClient): void {
-    const sentAt = this.tick();
-    this.touchedAt.set(client.client_id, sentAt);
-    this.entries.set(client.client_id, {
-      client: structuredClone(client),
-      fields: "all",
-      page: undefined,
-      sentAt,
-    });
+    this.ledger.remember(client);
   }
 
   /**
@@ -149,8 +122,7 @@ export class ClientReadPass<C> {
    * restore it.
    */
   forget(id: string): void {
-    this.touchedAt.set(id, this.tick());
-    this.entries.delete(id);
+    this.ledger.forget(id);
   }
 
   /**
@@ -198,15 +170,16 @@ export class ClientReadPass<C> {
     let pages: Promise<void>[] = [];
     /** Whether the read at this index waits for the listing rather than for `pages`. */
     let awaitsListing = (_index: number) => false;
-    if (this.total === undefined && !this.pagesFailed) {
+    const { total } = this.ledger;
+    if (total === undefined && !this.pagesFailed) {
       if (reads.some((read) => this.standingOf(read, false).kind === "miss")) {
         await this.fetchPage(0, fields, first.context);
         // Decided again, with what page 0 told and the reads that arrived meanwhile.
         return reads.map((read) => pending(this.load(read)));
       }
-    } else if (this.total !== undefined && !this.pagesFailed) {
-      const pageCount = pageCountOf(this.total);
-      const listed = this.isListed(pageCount);
+    } else if (total !== undefined && !this.pagesFailed) {
+      const pageCount = pageCountOf(total);
+      const listed = this.ledger.isListed(pageCount);
       const standings = reads.map((read) => ({
         id: read.id,
         standing: this.standingOf(read, listed),
@@ -238,12 +211,9 @@ export class ClientReadPass<C> {
    * batch's fields, keeps a field first asked for now to one refetch of one page.
    */
   private async afterListing(read: ClientRead<C>): Promise<WireClient | undefined> {
-    await this.answeredBy(
-      read,
-      [...this.pages.values()].map((fetch) => fetch.answer),
-    );
-    const entry = this.entries.get(read.id);
-    if (entry !== undefined && covers(entry, read.fields)) return narrowed(entry.client, read);
+    await this.answeredBy(read, this.ledger.pageFetches());
+    const entry = this.ledger.covering(read.id, read.fields);
+    if (entry !== undefined) return narrowed(entry.client, read);
     return this.load(read);
   }
 
@@ -256,30 +226,25 @@ export class ClientReadPass<C> {
       for (const page of pages) {
         void page.then(() => {
           left -= 1;
-          const entry = this.entries.get(read.id);
-          if (left === 0 || (entry !== undefined && covers(entry, read.fields))) settle();
+          if (left === 0 || this.ledger.covering(read.id, read.fields) !== undefined) settle();
         });
       }
     });
   }
 
   private standingOf(read: ClientRead<C>, listed: boolean): ReadStanding {
-    return standingOf(read.fields, {
-      entry: this.entries.get(read.id),
-      touched: this.touchedAt.has(read.id),
-      listed,
-    });
+    return this.ledger.standingOf(read.id, read.fields, listed);
   }
 
   /** From the pass's entries when one holds every field, else by a single GET. */
   private async answer(read: ClientRead<C>): Promise<WireClient | undefined> {
-    const entry = this.entries.get(read.id);
-    if (entry !== undefined && covers(entry, read.fields)) return narrowed(entry.client, read);
-    const underWay = this.singles.get(read.id)?.find((get) => includesAll(get.fields, read.fields));
+    const entry = this.ledger.covering(read.id, read.fields);
+    if (entry !== undefined) return narrowed(entry.client, read);
+    const underWay = this.ledger.singleUnderWay(read.id, read.fields);
     if (underWay !== undefined) {
       // Another read's GET of this client is on its way; should it fail, this read makes its own
       // call, so that each read reports its own failure under its own name.
-      const shared = await underWay.answer.then(
+      const shared = await underWay.then(
         (client) => ({ client }),
         () => undefined,
       );
@@ -290,24 +255,16 @@ export class ClientReadPass<C> {
 
   /** `GET /clients/{id}` for `read`, asking for every field of the pass. */
   private singleGet(read: ClientRead<C>): Promise<WireClient | undefined> {
-    const fields = this.requestFields();
-    const sentAt = this.tick();
+    const fields = this.ledger.requestFields();
+    const sentAt = this.ledger.tick();
     this.stats.singleGets += 1;
     const answer = this.underWay(
       this.transport.getOne(read.id, [...fields], read.context).then((client) => {
-        this.store(read.id, client, { fields, page: undefined, sentAt });
+        this.ledger.store(read.id, client, { fields, page: undefined, sentAt });
         return client;
       }),
     );
-    const get = { fields, answer };
-    const underWay = this.singles.get(read.id) ?? [];
-    this.singles.set(read.id, [...underWay, get]);
-    const done = () => {
-      const rest = (this.singles.get(read.id) ?? []).filter((other) => other !== get);
-      if (rest.length === 0) this.singles.delete(read.id);
-      else this.singles.set(read.id, rest);
-    };
-    answer.then(done, done);
+    this.ledger.singleSent(read.id, fields, answer);
     return answer;
   }
 
@@ -317,56 +274,22 @@ export class ClientReadPass<C> {
    * each read then reports its own failure, if any, under its own name.
    */
   private fetchPage(page: number, fields: ReadonlySet<string>, context: C): Promise<void> {
-    const latest = this.pages.get(page);
-    if (latest !== undefined && includesAll(latest.fields, fields)) return latest.answer;
-    const asked = this.requestFields();
-    const sentAt = this.tick();
+    const latest = this.ledger.pageFetch(page, fields);
+    if (latest !== undefined) return latest;
+    const asked = this.ledger.requestFields();
+    const sentAt = this.ledger.tick();
     this.stats.pages += 1;
     const answer: Promise<void> = this.underWay(
       this.transport.listPage(page, CLIENT_PAGE_SIZE, [...asked], context).then(
-        (answered) => {
-          // The first answer fixes the page count of the pass; clients created later fall
-          // outside it and are found by a single GET.
-          this.total ??= answered.total;
-          this.pagesAnswered.add(page);
-          for (const client of answered.clients) {
-            this.store(client.client_id, client, { fields: asked, page, sentAt });
-          }
-        },
+        (answered) => this.ledger.pageAnswered(page, answered, asked, sentAt),
         () => {
           // The transport has already retried what can be retried.
           this.pagesFailed = true;
         },
       ),
     );
-    this.pages.set(page, { fields: asked, answer });
+    this.ledger.pageSent(page, asked, answer);
     return answer;
-  }
-
-  /** Stores a fetched client (or its absence) unless the pass holds newer data about it. */
-  private store(id: string, client: WireClient | undefined, entry: Omit<Entry, "client">): void {
-    if ((this.touchedAt.get(id) ?? 0) > entry.sentAt) return;
-    const known = this.entries.get(id);
-    if (known !== undefined && known.sentAt > entry.sentAt) return;
-    this.entries.set(id, { ...entry, client });
-  }
-
-  /** What every call asks for: `client_id` first, then every field asked for so far, sorted. */
-  private requestFields(): ReadonlySet<string> {
-    const rest = [...this.fields].filter((field) => field !== ID_FIELD).sort();
-    return new Set([ID_FIELD, ...rest]);
-  }
-
-  private isListed(pageCount: number): boolean {
-    for (let page = 0; page < pageCount; page += 1) {
-      if (!this.pagesAnswered.has(page)) return false;
-    }
-    return true;
-  }
-
-  private tick(): number {
-    this.clock += 1;
-    return this.clock;
   }
 }
 
