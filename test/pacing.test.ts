@@ -32,6 +32,11 @@ describe("reserveTokens", () => {
     expect(reserveTokens(10, DEFAULT_PACING_BUDGET)).toBe(3);
   });
 
+  it("never takes the whole bucket, so that a bucket of 1 or 2 still lets requests go", () => {
+    expect(reserveTokens(2, { reserveShare: 0.9, maxRequestsPerSecond: undefined })).toBe(1);
+    expect(reserveTokens(1, DEFAULT_PACING_BUDGET)).toBe(0);
+  });
+
   it("is 0 while the bucket's size is unknown or unlimited", () => {
     expect(reserveTokens(undefined, DEFAULT_PACING_BUDGET)).toBe(0);
     expect(reserveTokens(Number.POSITIVE_INFINITY, DEFAULT_PACING_BUDGET)).toBe(0);

@@ -60,12 +60,13 @@ export function politest(a: PacingBudget, b: PacingBudget): PacingBudget {
 }
 
 /**
- * Whole tokens left untouched in a bucket of `limit`: the reserve share of it, rounded up; 0
- * while the bucket size is unknown or unlimited (a tenant without rate-limit headers).
+ * Whole tokens left untouched in a bucket of `limit`: the reserve share of it, rounded up, but
+ * never the whole bucket (a bucket of 1 or 2 would otherwise never let a request go); 0 while the
+ * bucket size is unknown or unlimited (a tenant without rate-limit headers).
  */
 export function reserveTokens(limit: number | undefined, budget: PacingBudget): number {
   if (limit === undefined || !Number.isFinite(limit)) return 0;
-  return Math.ceil(limit * budget.reserveShare);
+  return Math.max(0, Math.min(Math.ceil(limit * budget.reserveShare), Math.floor(limit) - 1));
 }
 
 /** What the limiter knows at one moment, for {@link decideStart}. */

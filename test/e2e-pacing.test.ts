@@ -1,0 +1,261 @@
+/**
+ * Sharing the tenant's rate limit with production (README, "Sharing the rate limit with
+ * production"), under the real pulumi CLI with the packed package installed in a user's project:
+ * the clients-from-data example against a local tenant of 10 requests/s with a bucket of 20,
+ * beside a production back end that the local tenant runs on the same bucket (its background
+ * load, counted apart from the program's requests).
+ */
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  generatedClients,
+  startTenantApi,
+  type TenantApi,
+  type TenantApiOptions,
+  type TenantApiRequest,
+} from "../provider/local-tenant/index.js";
+import { budget } from "./support/budgets.js";
+import {
+  type ConfigValues,
+  clientsFile,
+  installedExample,
+  tenantConfig,
+  undoAfterEach,
+  usePackedPlugin,
+  writesTo,
+} from "./support/e2e.js";
+import type { InstalledProject } from "./support/installed-package.js";
+import { installPlugin } from "./support/plugin.js";
+import { PulumiProject, type PulumiResult, type RunOptions } from "./support/pulumi.js";
+
+/** The tenant of the issue's measurement: 10 requests/s with a bucket of 20. */
+const RATE_LIMIT = { rate: 10, burst: 20 };
+/** A production back end reading one client at a time, 3 requests a second. */
+const PRODUCTION = { rate: 3 };
+/** Bound of one CLI command of a few dozen paced resources. */
+const RUN_MS = 240_000;
+
+const undo = undoAfterEach();
+const plugin = usePackedPlugin();
+
+let project: InstalledProject;
+beforeAll(
+  async () => {
+    project = await installedExample("clients-from-data");
+  },
+  budget({ installs: 1 }),
+);
+afterAll(async () => {
+  await project?.remove();
+});
+
+/** A local tenant with `count` generated clients beyond the seed's, stopped after the test. */
+async function tenant(count: number, options: TenantApiOptions = {}): Promise<TenantApi> {
+  const api = await startTenantApi({ extraClients: count, rateLimit: RATE_LIMIT, ...options });
+  undo(() => api.stop());
+  return api;
+}
+
+/** One entry of the clients file per client: a new description for each. */
+interface Managed {
+  readonly clientId: string;
+  readonly description: string;
+}
+
+/**
+ * A stack of the installed program declaring `managed` against `api`, with `extra` stack config
+ * and settings merged into every entry (a `tenant` input, say).
+ */
+async function stack(
+  api: TenantApi,
+  managed: readonly Managed[],
+  options: { name?: string; config?: ConfigValues; settings?: Record<string, unknown> } = {},
+): Promise<{ run(command: "up", run?: RunOptions): Promise<PulumiResult> }> {
+  const file = await clientsFile(
+    managed.map(({ clientId, description }, i) => ({
+      name: `client-${i}`,
+      clientId,
+      settings: { description, ...options.settings },
+    })),
+  );
+  undo(() => file.remove());
+  const made = await PulumiProject.create({ program: project.dir, stack: options.name ?? "e2e" });
+  undo(() => made.remove());
+  const config = {
+    ...tenantConfig(api),
+    "clients-from-data:file": { value: file.path },
+    ...options.config,
+  };
+  return { run: (command, run = {}) => made.run(command, config, { timeoutMs: RUN_MS, ...run }) };
+}
+
+/** The generated clients from `from` (0-based) on, `count` of them, each with a new description. */
+function managedClients(count: number, from = 0): Managed[] {
+  return generatedClients(from + count)
+    .slice(from)
+    .map((client, i) => ({
+      clientId: String(client.client_id),
+      description: `Managed by the platform team (${from + i})`,
+    }));
+}
+
+/** Whether every managed client holds its declared description. */
+function converged(api: TenantApi, managed: readonly Managed[]): boolean {
+  return managed.every(
+    ({ clientId, description }) =>
+      (api.store.getClient(clientId) as { description?: string } | undefined)?.description ===
+      description,
+  );
+}
+
+/** Records when each management API request arrived, to read a ceiling's spacing. */
+function arrivals(): { onRequest(request: TenantApiRequest): void; gapsMs(): number[] } {
+  const times: number[] = [];
+  return {
+    onRequest: (request) => {
+      if (request.area === "management") times.push(performance.now());
+    },
+    gapsMs: () => times.slice(1).map((at, i) => at - (times[i] as number)),
+  };
+}
+
+describe("an up beside a production back end", () => {
+  it(
+    "leaves production without a 429 while 60 ClientSettings converge",
+    async () => {
+      const api = await tenant(60, { backgroundLoad: PRODUCTION });
+      const managed = managedClients(60);
+      const result = await (await stack(api, managed)).run("up");
+      expect(result.error, result.output).toBeUndefined();
+      expect(converged(api, managed)).toBe(true);
+      const { background } = api.stats();
+      expect(background.total).toBeGreaterThan(0);
+      expect(background.refused).toBe(0);
+    },
+    budget({ pulumi: 1 }, { pulumiOperation: RUN_MS }),
+  );
+
+  it(
+    "takes everything with tenant:rateLimitReserve 0 from the stack config, and production gets 429s",
+    async () => {
+      const api = await tenant(60, { backgroundLoad: PRODUCTION });
+      const managed = managedClients(60);
+      const s = await stack(api, managed, {
+        config: { "tenant:rateLimitReserve": { value: "0" } },
+      });
+      const result = await s.run("up");
+      expect(result.error, result.output).toBeUndefined();
+      expect(converged(api, managed)).toBe(true);
+      expect(api.stats().background.refused).toBeGreaterThan(0);
+    },
+    budget({ pulumi: 1 }, { pulumiOperation: RUN_MS }),
+  );
+
+  it(
+    "keeps the reserve with two other ups of other stacks against the same tenant at once",
+    async () => {
+      const api = await tenant(90, { backgroundLoad: PRODUCTION });
+      const parts = [0, 1, 2].map((n) => managedClients(30, 30 * n));
+      const stacks = await Promise.all(
+        parts.map((managed, n) => stack(api, managed, { name: `run-${n}` })),
+      );
+      const results = await Promise.all(stacks.map((s) => s.run("up")));
+      for (const result of results) expect(result.error, result.output).toBeUndefined();
+      expect(parts.every((managed) => converged(api, managed))).toBe(true);
+      expect(api.stats().background.refused).toBe(0);
+    },
+    // The three ups run at once, so the test's steps take one up's bound (and its commands).
+    budget({ pulumi: 3 }, { pulumiOperation: RUN_MS }),
+  );
+
+  it(
+    "retries the 429s it meets when production takes the reserve too, and converges",
+    async () => {
+      // Production takes the whole bucket every two seconds: whatever the provider counted on,
+      // some of its requests meet an empty bucket.
+      const api = await tenant(30, { backgroundLoad: { rate: 10, burst: 20 } });
+      const managed = managedClients(30);
+      const result = await (await stack(api, managed)).run("up");
+      expect(result.error, result.output).toBeUndefined();
+      expect(converged(api, managed)).toBe(true);
+      expect(api.stats().byStatus["429"]).toBeGreaterThan(0);
+      expect(writesTo(api)).toBeGreaterThanOrEqual(30);
+    },
+    budget({ pulumi: 1 }, { pulumiOperation: RUN_MS }),
+  );
+});
+
+describe("a ceiling on the run's own rate", () => {
+  it(
+    "holds to TENANT_MAX_REQUESTS_PER_SECOND, and says at info level when it held requests back for long",
+    async () => {
+      const log = arrivals();
+      const api = await tenant(8, { onRequest: log.onRequest });
+      const managed = managedClients(8);
+      const result = await (await stack(api, managed)).run("up", {
+        env: { TENANT_MAX_REQUESTS_PER_SECOND: "1" },
+      });
+      expect(result.error, result.output).toBeUndefined();
+      expect(converged(api, managed)).toBe(true);
+      // One request a second, less the jitter between a request's start and its arrival.
+      expect(Math.min(...log.gapsMs())).toBeGreaterThan(900);
+      expect(result.output).toMatch(
+        /pulumi-tenant: \d+ requests? to http:\/\/127\.0\.0\.1:\d+ waited up to \d+\.\d s under this run's ceiling of 1 requests\/s \(maxRequestsPerSecond\); the tenant had \d+ of its 20 tokens left/,
+      );
+    },
+    budget({ pulumi: 1 }, { pulumiOperation: RUN_MS }),
+  );
+
+  it(
+    "holds to the maxRequestsPerSecond of a resource's tenant input",
+    async () => {
+      const log = arrivals();
+      const api = await tenant(6, { onRequest: log.onRequest });
+      const managed = managedClients(6);
+      const connection = {
+        domain: api.domain,
+        clientId: api.clientId,
+        clientSecret: api.clientSecret,
+        maxRequestsPerSecond: 2,
+      };
+      const s = await stack(api, managed, { settings: { tenant: connection } });
+      const result = await s.run("up");
+      expect(result.error, result.output).toBeUndefined();
+      expect(converged(api, managed)).toBe(true);
+      expect(Math.min(...log.gapsMs())).toBeGreaterThan(400);
+    },
+    budget({ pulumi: 1 }, { pulumiOperation: RUN_MS }),
+  );
+});
+
+describe("the provider plugin's config", () => {
+  it(
+    "holds a YAML program's calls to tenant:maxRequestsPerSecond",
+    async () => {
+      const log = arrivals();
+      const api = await tenant(2, { onRequest: log.onRequest });
+      const [client, other] = managedClients(2);
+      const made = await PulumiProject.create({ program: yamlProgramDir() });
+      undo(() => made.remove());
+      const config: ConfigValues = {
+        ...tenantConfig(api),
+        "tenant:maxRequestsPerSecond": { value: "2" },
+        "paced:clientId": { value: client?.clientId ?? "" },
+        "paced:otherClientId": { value: other?.clientId ?? "" },
+      };
+      await made.run("preview", config);
+      await installPlugin(made, plugin());
+      const result = await made.run("up", config, { timeoutMs: RUN_MS });
+      expect(result.error, result.output).toBeUndefined();
+      expect(api.store.getProvider()).toBe("sns");
+      expect(log.gapsMs().length).toBeGreaterThan(1);
+      expect(Math.min(...log.gapsMs())).toBeGreaterThan(400);
+    },
+    budget({ pulumi: 2, pulumiCommands: 1 }, { pulumiOperation: RUN_MS }),
+  );
+});
+
+/** test/fixtures/paced-yaml: a YAML program of a push provider and two clients. */
+function yamlProgramDir(): string {
+  return join(__dirname, "fixtures", "paced-yaml");
+}
