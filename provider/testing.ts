@@ -18,12 +18,14 @@
  */
 
 import { CommandUsageError } from "./errors.js";
+import type { BackgroundLoadOptions } from "./local-tenant/background-load.js";
 import type { WireClient } from "./local-tenant/clients.js";
 import type { FaultOptions } from "./local-tenant/faults.js";
 import { requireServerPeers } from "./local-tenant/peers.js";
 import type { RateLimitOptions } from "./local-tenant/rate-limit.js";
 import { SEED_FORMAT_VERSION, type TenantSeed } from "./local-tenant/seed.js";
 import type { TenantApiOptions } from "./local-tenant/server.js";
+import type { BackgroundStats } from "./local-tenant/stats.js";
 import type { PushProvider, WireEventStream } from "./local-tenant/store.js";
 
 export {
@@ -31,10 +33,12 @@ export {
   LocalTenantError,
   SeedError,
 } from "./errors.js";
+export type { BackgroundLoadOptions } from "./local-tenant/background-load.js";
 export type { WireClient } from "./local-tenant/clients.js";
 export type { FaultOptions } from "./local-tenant/faults.js";
 export type { RateLimitOptions } from "./local-tenant/rate-limit.js";
 export type { SeedClient, TenantSeed } from "./local-tenant/seed.js";
+export type { BackgroundStats } from "./local-tenant/stats.js";
 export type { PushProvider, WireEventStream } from "./local-tenant/store.js";
 
 /** Options of {@link startLocalTenant}; every one is optional. */
@@ -46,6 +50,13 @@ export interface LocalTenantOptions {
   seed?: TenantSeed | string | undefined;
   /** Rate limit of the management API, `{ rate, burst }` per second; default none. */
   rateLimit?: RateLimitOptions | undefined;
+  /**
+   * The tenant's other callers, as a production back end: `rate` reads a second taking tokens
+   * from the same bucket as the program, `burst` of them together (default 1, evenly spaced);
+   * their 429s are counted apart, in `background()`. Default none (docs/local-tenant.md,
+   * "Background load").
+   */
+  backgroundLoad?: BackgroundLoadOptions | undefined;
   /**
    * Faults to inject: `{ error, drop, latency: { min, max } }` or `"error=0.2,drop=0.05,latency=0-300"`
    * (shares from 0 to 1, milliseconds); default none.
@@ -67,6 +78,7 @@ export interface LocalTenantOptions {
 const OPTION_NAMES: readonly (keyof LocalTenantOptions)[] = [
   "seed",
   "rateLimit",
+  "backgroundLoad",
   "faults",
   "tokenTtlSeconds",
   "tls",
@@ -131,9 +143,23 @@ export interface LocalTenant extends AsyncDisposable {
   eventStream(id: string): WireEventStream | undefined;
   /** Every event stream. */
   eventStreams(): WireEventStream[];
-  /** The calls received since start (or the last `reset()`), reads and writes apart. */
+  /**
+   * The calls received since start (or the last `reset()`), reads and writes apart; the
+   * background load's requests are not among them.
+   */
   requests(): LocalTenantRequests;
-  /** Puts the tenant back to its seed (same ids and secrets) and the call counters to zero. */
+  /**
+   * The background load's requests since start (or the last `reset()`): `{total, allowed,
+   * refused}`, `refused` being its 429s, so that a test asserts "my deployment left production
+   * without a 429": `expect(tenant.background().refused).toBe(0)`. All zero without
+   * `backgroundLoad`.
+   */
+  background(): BackgroundStats;
+  /**
+   * Puts the tenant back to its seed (same ids and secrets), the call counters (the background's
+   * included) to zero, and the background load's schedule back to its start. The rate limit's
+   * bucket is left as it is.
+   */
   reset(): void;
   /** What the tenant holds now, as a seed that `startLocalTenant` loads (secrets included). */
   exportSeed(): TenantSeed;
@@ -167,6 +193,7 @@ function checkedOptions(options: LocalTenantOptions): TenantApiOptions {
     port,
     seed: options.seed,
     rateLimit: options.rateLimit ?? null,
+    backgroundLoad: options.backgroundLoad ?? null,
     faults: options.faults,
     tokenTtlSeconds: options.tokenTtlSeconds,
     tls: options.tls,
@@ -189,7 +216,11 @@ export async function startLocalTenant(options: LocalTenantOptions = {}): Promis
   const { startTenantApi } = await import("./local-tenant/server.js");
   const api = await startTenantApi(apiOptions);
   const { store } = api;
-  const stop = () => api.stop();
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+    return api.stop();
+  };
   return {
     domain: api.domain,
     clientId: api.clientId,
@@ -219,9 +250,12 @@ export async function startLocalTenant(options: LocalTenantOptions = {}): Promis
       }
       return { total: stats.total, reads, writes, tokens: stats.token, byStatus: stats.byStatus };
     },
+    background: () => api.stats().background,
     reset: () => {
       store.reset();
       api.resetStats();
+      // A stopped tenant has no schedule to start again (and refuses to start one).
+      if (!stopped) api.setBackgroundLoad(api.backgroundLoad());
     },
     exportSeed: () => {
       const state = store.snapshot();

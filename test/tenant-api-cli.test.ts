@@ -11,7 +11,12 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type CliReadyLine, parseCliArgs } from "../provider/local-tenant/command.js";
+import {
+  backgroundSummary,
+  type CliReadyLine,
+  parseCliArgs,
+} from "../provider/local-tenant/command.js";
+import { RequestStats } from "../provider/local-tenant/stats.js";
 import { callApi, fetchToken } from "./support/test-client.js";
 
 const ROOT = join(__dirname, "..");
@@ -285,6 +290,21 @@ describe("pulumi-tenant local-tenant (npm run tenant-api)", () => {
     );
   });
 
+  it("writes the background's counts on stderr at stop with --background-load", async () => {
+    const { code, stderr } = await runCliToEnd([
+      "--background-load",
+      "50",
+      "--",
+      process.execPath,
+      "-e",
+      "process.exit(0)",
+    ]);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(
+      /^pulumi-tenant local-tenant: background load 50\/s: \d+ requests, 0 refused with 429 \(the program's: 0 API requests, 0 refused with 429\)\n$/,
+    );
+  });
+
   it("exits 2 for a fault spec it cannot read", async () => {
     const { code, stderr } = await runCliToEnd(["--port", "0", "--faults", "error=2"]);
     expect(code).toBe(2);
@@ -322,6 +342,40 @@ describe("parseCliArgs", () => {
     });
   });
 
+  it("turns --background-load into the backgroundLoad option, evenly spaced by default", () => {
+    expect(parseCliArgs(["--background-load", "3"])).toMatchObject({
+      backgroundLoad: { rate: 3, burst: 1 },
+    });
+  });
+
+  it("turns --background-burst into the background load's burst", () => {
+    expect(parseCliArgs(["--background-load", "0.5", "--background-burst", "5"])).toMatchObject({
+      backgroundLoad: { rate: 0.5, burst: 5 },
+    });
+  });
+
+  it("sets no background load without --background-load", () => {
+    expect(parseCliArgs([])).not.toHaveProperty("backgroundLoad");
+  });
+
+  it("refuses --background-burst without --background-load", () => {
+    expect(() => parseCliArgs(["--background-burst", "5"])).toThrow(
+      "--background-burst needs --background-load",
+    );
+  });
+
+  it("refuses a background load that is not a number greater than 0, naming the flag", () => {
+    expect(() => parseCliArgs(["--background-load", "0"])).toThrow(
+      '--background-load must be a number greater than 0 and at most 10000 (requests a second), got "0"',
+    );
+  });
+
+  it("refuses a background burst that is not a whole number, naming the flag", () => {
+    expect(() => parseCliArgs(["--background-load", "3", "--background-burst", "2.5"])).toThrow(
+      '--background-burst must be an integer from 1 to 10000, got "2.5"',
+    );
+  });
+
   it("refuses --burst without --rate-limit", () => {
     expect(() => parseCliArgs(["--burst", "5"])).toThrow("--burst needs --rate-limit");
   });
@@ -330,5 +384,34 @@ describe("parseCliArgs", () => {
     expect(() => parseCliArgs(["--port", "http"])).toThrow(
       '--port must be an integer from 0 to 65535, got "http"',
     );
+  });
+});
+
+describe("backgroundSummary", () => {
+  function apiWith(load: { rate: number; burst: number } | null) {
+    const stats = new RequestStats();
+    stats.record("PATCH", "/api/v2/clients/:id", 200);
+    stats.record("PATCH", "/api/v2/clients/:id", 429);
+    stats.recordBackground(true);
+    stats.recordBackground(false);
+    stats.recordBackground(true);
+    return { stats: () => stats.snapshot(), backgroundLoad: () => load };
+  }
+
+  it("says what the background met and what the program met, 429s apart", () => {
+    expect(backgroundSummary(apiWith({ rate: 3, burst: 1 }))).toBe(
+      "pulumi-tenant local-tenant: background load 3/s: 3 requests, 1 refused with 429 " +
+        "(the program's: 2 API requests, 1 refused with 429)\n",
+    );
+  });
+
+  it("names the burst when the background sends several requests together", () => {
+    expect(backgroundSummary(apiWith({ rate: 3, burst: 6 }))).toContain(
+      "background load 3/s, 6 at a time: 3 requests",
+    );
+  });
+
+  it("says nothing without a background load", () => {
+    expect(backgroundSummary(apiWith(null))).toBeUndefined();
   });
 });

@@ -350,6 +350,7 @@ describe("request counting", () => {
       counts: {},
       byRoute: {},
       byStatus: {},
+      background: { total: 0, allowed: 0, refused: 0 },
     });
   });
 

@@ -10,7 +10,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   CommandUsageError,
   ErrorCodes,
@@ -132,9 +132,20 @@ describe("startLocalTenant", () => {
   it("refuses an unknown option, naming it and the known ones", async () => {
     await expect(startLocalTenant({ sed: "x.json" } as never)).rejects.toThrow(
       new CommandUsageError(
-        'startLocalTenant: unknown option "sed"; known: seed, rateLimit, faults, tokenTtlSeconds, tls, port, random',
+        'startLocalTenant: unknown option "sed"; known: seed, rateLimit, backgroundLoad, faults, tokenTtlSeconds, tls, port, random',
       ),
     );
+  });
+
+  it("refuses a background load it cannot use, naming the option", async () => {
+    await expect(startLocalTenant({ backgroundLoad: { rate: 3, burst: 0 } })).rejects.toThrow(
+      new CommandUsageError("backgroundLoad: burst must be an integer from 1 to 10000, got 0"),
+    );
+  });
+
+  it("counts no background request without a background load", async () => {
+    const tenant = await started();
+    expect(tenant.background()).toEqual({ total: 0, allowed: 0, refused: 0 });
   });
 
   it("refuses a port in use, saying so", async () => {
@@ -150,6 +161,61 @@ describe("startLocalTenant", () => {
     } finally {
       blocker.close();
     }
+  });
+});
+
+describe("startLocalTenant with a background load", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  });
+
+  afterEach(async () => {
+    // Stopped while the fake timers are on, so that stop() clears the timer they hold.
+    await Promise.all(tenants.splice(0).map((tenant) => tenant.stop()));
+    vi.useRealTimers();
+  });
+
+  it("counts the background's requests apart from the program's, its 429s under refused", async () => {
+    const tenant = await started({
+      rateLimit: { rate: 0.1, burst: 2 },
+      backgroundLoad: { rate: 1, burst: 3 },
+    });
+    vi.advanceTimersByTime(3000);
+    expect(tenant.background()).toEqual({ total: 3, allowed: 2, refused: 1 });
+    expect(tenant.requests()).toEqual({ total: 0, reads: {}, writes: {}, tokens: 0, byStatus: {} });
+  });
+
+  it("shows the program the tokens the background took", async () => {
+    const tenant = await started({
+      rateLimit: { rate: 0.1, burst: 10 },
+      backgroundLoad: { rate: 1, burst: 4 },
+    });
+    const api = apiOf(tenant);
+    const token = await fetchToken(api);
+    vi.advanceTimersByTime(4000);
+    const answer = await callApi(api, "GET", `/api/v2/clients/${DEFAULT_SEED_IDS.spa}`, { token });
+    expect(answer.headers.get("x-ratelimit-remaining")).toBe("5");
+  });
+
+  it("sets the background's counters and schedule back to their start with reset()", async () => {
+    const tenant = await started({ backgroundLoad: { rate: 1, burst: 2 } });
+    vi.advanceTimersByTime(3000);
+    expect(tenant.background().total).toBe(2);
+    tenant.reset();
+    expect(tenant.background()).toEqual({ total: 0, allowed: 0, refused: 0 });
+    vi.advanceTimersByTime(1999);
+    expect(tenant.background().total).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(tenant.background().total).toBe(2);
+  });
+
+  it("leaves no timer behind once stopped", async () => {
+    const tenant = await started({ backgroundLoad: { rate: 1 } });
+    expect(vi.getTimerCount()).toBe(1);
+    await tenant.stop();
+    expect(vi.getTimerCount()).toBe(0);
+    tenant.reset();
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
 

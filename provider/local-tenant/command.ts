@@ -13,6 +13,7 @@
 import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
 import { CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
+import { MAX_BACKGROUND_BURST, MAX_BACKGROUND_RATE } from "./background-load.js";
 import { startTenantApi, type TenantApi, type TenantApiOptions } from "./server.js";
 
 /** `--help`. */
@@ -29,6 +30,10 @@ Options:
   --clients N              add N generated clients to the seed
   --rate-limit R           management API rate limit, R requests a second (default off)
   --burst B                bucket capacity (needs --rate-limit; default R rounded up)
+  --background-load N      other callers of the tenant: N reads a second taking tokens from the
+                           same bucket, counted apart (stats.background; default off)
+  --background-burst K     K of those reads together every K/N seconds (needs
+                           --background-load; default 1, evenly spaced)
   --faults SPEC            error=0.2,drop=0.05,latency=0-300 (default off)
   --token-ttl SECONDS      lifetime of issued tokens (default 86400)
   --random N               seed of the fault injection's random numbers
@@ -95,6 +100,8 @@ function parse(argv: readonly string[]) {
         clients: { type: "string" },
         "rate-limit": { type: "string" },
         burst: { type: "string" },
+        "background-load": { type: "string" },
+        "background-burst": { type: "string" },
         faults: { type: "string" },
         "token-ttl": { type: "string" },
         random: { type: "string" },
@@ -111,9 +118,34 @@ function parse(argv: readonly string[]) {
 }
 
 /**
+ * `--background-load N [--background-burst K]` as the `backgroundLoad` option; undefined without
+ * them. The range is the option's (`normalizeBackgroundLoad`), said with the flag's name.
+ */
+function backgroundLoadFlags(
+  rateText: string | undefined,
+  burstText: string | undefined,
+): TenantApiOptions["backgroundLoad"] {
+  const burst = integer("background-burst", burstText, 1, MAX_BACKGROUND_BURST);
+  if (rateText === undefined) {
+    if (burst !== undefined)
+      throw new CommandUsageError("--background-burst needs --background-load");
+    return undefined;
+  }
+  const rate = Number(rateText);
+  if (rateText.trim() === "" || !Number.isFinite(rate) || rate <= 0 || rate > MAX_BACKGROUND_RATE) {
+    throw new CommandUsageError(
+      `--background-load must be a number greater than 0 and at most ${MAX_BACKGROUND_RATE} ` +
+        `(requests a second), got "${rateText}"`,
+    );
+  }
+  return { rate, burst: burst ?? 1 };
+}
+
+/**
  * Turns the command line into {@link startTenantApi} options. Returns `"help"` for `-h`/`--help`.
  *
- * @throws {CommandUsageError} for an unknown flag, a missing or bad value, `--burst` alone.
+ * @throws {CommandUsageError} for an unknown flag, a missing or bad value, `--burst` or
+ *   `--background-burst` alone.
  */
 export function parseCliArgs(argv: readonly string[]): TenantApiOptions | "help" {
   const values = parse(argv);
@@ -141,6 +173,8 @@ export function parseCliArgs(argv: readonly string[]): TenantApiOptions | "help"
   } else if (burst !== undefined) {
     throw new CommandUsageError("--burst needs --rate-limit");
   }
+  const backgroundLoad = backgroundLoadFlags(values["background-load"], values["background-burst"]);
+  if (backgroundLoad !== undefined) options.backgroundLoad = backgroundLoad;
   return options;
 }
 
@@ -163,6 +197,30 @@ function readyLine(api: TenantApi): CliReadyLine {
   };
   if (api.caFile !== undefined) line.caFile = api.caFile;
   return line;
+}
+
+/**
+ * The line written on stderr at stop when a background load ran, so that a pipeline's log says
+ * what the run did to the tenant's other callers; undefined without a background load.
+ *
+ * @example
+ * ```
+ * pulumi-tenant local-tenant: background load 3/s: 71 requests, 0 refused with 429 (the
+ * program's: 412 API requests, 3 refused with 429)
+ * ```
+ */
+export function backgroundSummary(
+  api: Pick<TenantApi, "stats" | "backgroundLoad">,
+): string | undefined {
+  const load = api.backgroundLoad();
+  if (load === null) return undefined;
+  const { background, api: programRequests, byStatus } = api.stats();
+  const burst = load.burst === 1 ? "" : `, ${load.burst} at a time`;
+  return (
+    `pulumi-tenant local-tenant: background load ${load.rate}/s${burst}: ` +
+    `${background.total} requests, ${background.refused} refused with 429 ` +
+    `(the program's: ${programRequests} API requests, ${byStatus["429"] ?? 0} refused with 429)\n`
+  );
 }
 
 /** Where the command writes. */
@@ -252,6 +310,8 @@ export async function runLocalTenant(args: readonly string[], io: LocalTenantIo)
   }
   try {
     await api.stop();
+    const summary = backgroundSummary(api);
+    if (summary !== undefined) io.stderr(summary);
     return code;
   } catch (error) {
     io.stderr(`pulumi-tenant local-tenant: stopping failed: ${(error as Error).message}\n`);

@@ -5,6 +5,7 @@
 
 import type { FastifyRequest } from "fastify";
 import type { Principal, TokenAuthority } from "./auth.js";
+import type { BackgroundLoad } from "./background-load.js";
 import type { FaultInjector } from "./faults.js";
 import type { TokenBucket } from "./rate-limit.js";
 import type { RequestStats } from "./stats.js";
@@ -18,6 +19,8 @@ export interface ServerContext {
   auth: TokenAuthority;
   /** The management API's rate limit. */
   bucket: TokenBucket;
+  /** The tenant's other callers, taking from `bucket` (started by `startTenantApi`). */
+  background: BackgroundLoad;
   /** Fault injection. */
   faults: FaultInjector;
   /** Request counters. */

@@ -1,10 +1,11 @@
 /**
  * Routes for tests driving the server from another process (the CLI): counters, faults, rate
- * limit and state under `/__tenant-api/`. They answer loopback clients only (checked in the
+ * limit, background load and state under `/__tenant-api/`. They answer loopback clients only (checked in the
  * onRequest hook), are never counted, never limited and never faulted.
  */
 
 import type { FastifyInstance } from "fastify";
+import type { BackgroundLoadOptions } from "./background-load.js";
 import type { ServerContext } from "./context.js";
 import { ApiError } from "./errors.js";
 import type { FaultOptions } from "./faults.js";
@@ -19,7 +20,7 @@ function badRequest(error: unknown): ApiError {
 
 /** Registers the control routes. */
 export function registerControlRoutes(app: FastifyInstance, context: ServerContext): void {
-  const { stats, faults, bucket, store } = context;
+  const { stats, faults, bucket, background, store } = context;
 
   app.get(`${CONTROL_PREFIX}/stats`, async () => stats.snapshot());
   app.delete(`${CONTROL_PREFIX}/stats`, async (_request, reply) => {
@@ -55,6 +56,25 @@ export function registerControlRoutes(app: FastifyInstance, context: ServerConte
         throw badRequest(error);
       }
       return { rateLimit: bucket.current() };
+    },
+  );
+
+  app.get(`${CONTROL_PREFIX}/background-load`, async () => ({
+    backgroundLoad: background.current(),
+  }));
+  // Body: `{"rate": 3, "burst": 1}`, or `null` / `{}` to end the background load. The schedule
+  // starts again from now; the counters (in the stats) are left as they are.
+  app.post<{ Body: Partial<BackgroundLoadOptions> | null }>(
+    `${CONTROL_PREFIX}/background-load`,
+    async (request) => {
+      const body = request.body;
+      try {
+        const rate = body?.rate;
+        background.configure(rate === undefined ? null : { rate, burst: body?.burst });
+      } catch (error) {
+        throw badRequest(error);
+      }
+      return { backgroundLoad: background.current() };
     },
   );
 

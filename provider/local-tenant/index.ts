@@ -15,6 +15,18 @@ export {
   TokenAuthority,
 } from "./auth.js";
 export {
+  BackgroundLoad,
+  type BackgroundLoadOptions,
+  type BackgroundLoadParts,
+  type BackgroundTimer,
+  burstDueAt,
+  burstsDueBy,
+  MAX_BACKGROUND_BURST,
+  MAX_BACKGROUND_RATE,
+  normalizeBackgroundLoad,
+  type ResolvedBackgroundLoad,
+} from "./background-load.js";
+export {
   type ClientListFilters,
   type ClientListQuery,
   type ClientReadQuery,
@@ -34,7 +46,7 @@ export {
   RESPONSE_ONLY_FIELDS,
   type WireClient,
 } from "./clients.js";
-export { type CliReadyLine, parseCliArgs } from "./command.js";
+export { backgroundSummary, type CliReadyLine, parseCliArgs } from "./command.js";
 export { areaOf, isLoopback, type ServerContext, type TenantApiRequest } from "./context.js";
 export {
   ApiError,
@@ -88,7 +100,7 @@ export {
   type TenantApi,
   type TenantApiOptions,
 } from "./server.js";
-export { RequestStats, type TenantApiStats } from "./stats.js";
+export { type BackgroundStats, RequestStats, type TenantApiStats } from "./stats.js";
 export {
   type ClientGrant,
   type PushProvider,

@@ -10,6 +10,12 @@ import type { FastifyInstance } from "fastify";
 import { CommandUsageError, LocalTenantError } from "../errors.js";
 import { buildApp } from "./app.js";
 import { type MintOptions, TokenAuthority } from "./auth.js";
+import {
+  BackgroundLoad,
+  type BackgroundLoadOptions,
+  type BackgroundTimer,
+  type ResolvedBackgroundLoad,
+} from "./background-load.js";
 import type { ServerContext, TenantApiRequest } from "./context.js";
 import { createRandom, FaultInjector, type FaultOptions, type ResolvedFaults } from "./faults.js";
 import { type RateLimitOptions, TokenBucket } from "./rate-limit.js";
@@ -33,6 +39,11 @@ export interface TenantApiOptions {
   extraClients?: number | undefined;
   /** Rate limit of the management API; default none (headers still sent, with a limit of 1000). */
   rateLimit?: RateLimitOptions | null | undefined;
+  /**
+   * The tenant's other callers: `rate` reads a second taking tokens from the management API's
+   * bucket, `burst` at a time (docs/local-tenant.md, "Background load"); default none.
+   */
+  backgroundLoad?: BackgroundLoadOptions | null | undefined;
   /** Faults to inject, as an object or in the CLI syntax (`error=0.2,drop=0.05,latency=0-300`). */
   faults?: FaultOptions | string | undefined;
   /** Lifetime of issued tokens in seconds; default 86400. */
@@ -43,6 +54,11 @@ export interface TenantApiOptions {
   random?: number | undefined;
   /** Clock in milliseconds since the epoch (tokens, rate limit); default `Date.now`. */
   clock?: (() => number) | undefined;
+  /**
+   * The timer of the background load's bursts, so that a test with its own `clock` fires them
+   * when it wants; default Node's `setTimeout`, unref'd.
+   */
+  backgroundTimer?: BackgroundTimer | undefined;
   /**
    * Called synchronously with every request to the management and token APIs as it arrives,
    * before faults, the rate limit and authentication apply (control routes are not reported), so
@@ -102,12 +118,19 @@ export interface TenantApi {
   store: TenantStore;
   /** A snapshot of the request counters. */
   stats(): TenantApiStats;
-  /** Sets the request counters back to zero. */
+  /** Sets the request counters back to zero, the background's included. */
   resetStats(): void;
   /** Replaces the fault settings (a string uses the CLI syntax; null turns faults off). */
   setFaults(faults: FaultOptions | string | null): ResolvedFaults;
   /** Replaces the rate limit (null turns it off) and refills the bucket. */
   setRateLimit(rateLimit: RateLimitOptions | null): void;
+  /**
+   * Replaces the background load (null ends it) and starts its schedule from now; throws
+   * `CommandUsageError` for invalid settings, or `LocalTenantError` once stopped.
+   */
+  setBackgroundLoad(load: BackgroundLoadOptions | null): void;
+  /** The background load's settings, or null when there is none. */
+  backgroundLoad(): ResolvedBackgroundLoad | null;
   /** Signs a token without the token endpoint, e.g. expired, foreign-signed or with few scopes. */
   mintToken(options: MintOptions): Promise<string>;
   /** Closes the listener and listens again on the same port with the same state. */
@@ -156,12 +179,19 @@ export async function createServerContext(
     );
   }
   const seed = loadSeed(options.seed, { extraClients: options.extraClients });
+  const bucket = new TokenBucket(clock, options.rateLimit ?? null);
+  const stats = new RequestStats();
+  const background = new BackgroundLoad(
+    { bucket, stats, clock, timer: options.backgroundTimer },
+    options.backgroundLoad ?? null,
+  );
   const context: ServerContext = {
     store: new TenantStore(seed.state),
     auth: await TokenAuthority.create(clock),
-    bucket: new TokenBucket(clock, options.rateLimit ?? null),
+    bucket,
+    background,
     faults: new FaultInjector(createRandom(options.random ?? randomInt(2 ** 31)), options.faults),
-    stats: new RequestStats(),
+    stats,
     tokenTtlSeconds,
     onRequest: options.onRequest,
     onAnswer: options.onAnswer,
@@ -186,6 +216,7 @@ export async function startTenantApi(options: TenantApiOptions = {}): Promise<Te
     throw listenError(error, options.port ?? 0, host);
   }
   const port = (app.server.address() as AddressInfo).port;
+  context.background.start();
   const domain = `${tls === undefined ? "http" : "https"}://${urlHost(host)}:${port}`;
   context.auth.setDomain(domain);
 
@@ -221,6 +252,11 @@ export async function startTenantApi(options: TenantApiOptions = {}): Promise<Te
       return context.faults.current();
     },
     setRateLimit: (rateLimit) => context.bucket.configure(rateLimit),
+    setBackgroundLoad: (load) => {
+      if (stopped !== undefined) throw new LocalTenantError("the tenant API has been stopped");
+      context.background.configure(load);
+    },
+    backgroundLoad: () => context.background.current(),
     mintToken: (mint) => context.auth.mint(mint),
     restart: async () => {
       if (stopped !== undefined) throw new Error("the tenant API has been stopped");
@@ -230,6 +266,7 @@ export async function startTenantApi(options: TenantApiOptions = {}): Promise<Te
     },
     stop: () => {
       stopped ??= (async () => {
+        context.background.stop();
         await app.close();
         await tls?.dispose();
       })();

@@ -1,7 +1,21 @@
 /**
  * Request counting, so a test can assert how the provider used the API ("preview made 0 API
- * calls", "one PATCH and no PUT").
+ * calls", "one PATCH and no PUT"), and, apart, what the tenant's other callers met
+ * (docs/local-tenant.md, "Background load"): "the deployment left production without a 429".
  */
+
+/**
+ * The requests of the background load (the tenant's other callers), apart from the program's:
+ * every one took a token from the management API's bucket, or was refused with 429.
+ */
+export interface BackgroundStats {
+  /** Requests made: `allowed + refused`. */
+  total: number;
+  /** Requests the bucket let through. */
+  allowed: number;
+  /** Requests refused with 429 because the bucket was empty: what a deployment did to production. */
+  refused: number;
+}
 
 /** A snapshot of the counters. Every map is a plain object, ready for JSON. */
 export interface TenantApiStats {
@@ -19,6 +33,11 @@ export interface TenantApiStats {
   byRoute: Record<string, number>;
   /** Count per status (`"200"`, `"429"`, `"dropped"`). */
   byStatus: Record<string, number>;
+  /**
+   * The background load's requests, which none of the counters above includes; all zero without
+   * a background load.
+   */
+  background: BackgroundStats;
 }
 
 /** The counters behind {@link TenantApiStats}. */
@@ -26,7 +45,16 @@ export class RequestStats {
   private data: TenantApiStats = RequestStats.empty();
 
   private static empty(): TenantApiStats {
-    return { total: 0, api: 0, token: 0, dropped: 0, counts: {}, byRoute: {}, byStatus: {} };
+    return {
+      total: 0,
+      api: 0,
+      token: 0,
+      dropped: 0,
+      counts: {},
+      byRoute: {},
+      byStatus: {},
+      background: { total: 0, allowed: 0, refused: 0 },
+    };
   }
 
   /**
@@ -46,6 +74,14 @@ export class RequestStats {
     data.byStatus[String(status)] = (data.byStatus[String(status)] ?? 0) + 1;
   }
 
+  /** Counts one request of the background load, let through by the bucket or refused with 429. */
+  recordBackground(allowed: boolean): void {
+    const background = this.data.background;
+    background.total += 1;
+    if (allowed) background.allowed += 1;
+    else background.refused += 1;
+  }
+
   /** A copy of the counters, unaffected by later requests. */
   snapshot(): TenantApiStats {
     const data = this.data;
@@ -54,6 +90,7 @@ export class RequestStats {
       counts: { ...data.counts },
       byRoute: { ...data.byRoute },
       byStatus: { ...data.byStatus },
+      background: { ...data.background },
     };
   }
 
