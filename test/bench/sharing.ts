@@ -1,0 +1,270 @@
+/**
+ * `npm run bench`: what a deployment does to the tenant's other callers (README, "Sharing the rate
+ * limit with production"). A local tenant of 10 requests/s with a bucket of 20 runs the traffic of
+ * a production back end on the same bucket, 3 reads a second (its background load, counted apart:
+ * docs/local-tenant.md), while:
+ *   1. this package updates 200 clients, 16 at a time, through its ClientSettings core (as the
+ *      provider host runs them, in this process: the side-by-side with the SDK below);
+ *   2. the platform's Node.js SDK (`auth0`) makes the same 200 updates at the same concurrency, with
+ *      its own retries (test/bench/sdk-updates.ts, a child process, since it speaks https only);
+ *   3. three `pulumi up`s of three stacks of 70 ClientSettings each run at once against the tenant,
+ *      through the real CLI with the packed package (the clients-from-data example).
+ *
+ * The floor is what production leaves: (calls - bucket) / (rate - background), the calls being the
+ * management API calls the run made (reads included). Targets: production's 429s during our runs
+ * 0 (the SDK's shown beside them); 1. within {@link SINGLE_TARGET} x the floor, wall time from the
+ * first update to the last; 3. the tenant pass of the three together (their first call to their
+ * last) within {@link THREE_TARGET} x the floor. Exits 1 when a target is missed.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import {
+  generatedClients,
+  startTenantApi,
+  type TenantApi,
+  type TenantApiOptions,
+} from "../../provider/local-tenant/index.js";
+import { ClientSettingsProvider } from "../../provider/providers/client-settings.js";
+import { PulumiProject } from "../support/pulumi.js";
+import { tenantConfig } from "../support/stack-config.js";
+import { cell, table } from "./measure.js";
+import { installBenchProgram } from "./program.js";
+
+const run = promisify(execFile);
+
+const RATE = 10;
+const BURST = 20;
+const BACKGROUND = 3;
+const UPDATES = 200;
+const CONCURRENCY = 16;
+const RUNS_AT_ONCE = 3;
+const PER_RUN = 70;
+/** One run's wall time, first update to last, at most this many times the floor. */
+const SINGLE_TARGET = 1.1;
+/** The three runs' tenant pass together, at most this many times the floor. */
+const THREE_TARGET = 1.15;
+
+/** One scenario's figures. */
+interface Row {
+  readonly scenario: string;
+  readonly seconds: number;
+  readonly calls: number;
+  /**
+   * The calls the work needs, which the floor counts: every call this package made (its reads
+   * are part of the work), the SDK's updates (its retries are not).
+   */
+  readonly work: number;
+  /** Updates that did not happen (the SDK's, after its retries). */
+  readonly lost: number;
+  readonly ownRateLimited: number;
+  readonly backgroundRequests: number;
+  readonly backgroundRefused: number;
+  /** Undefined where no target holds the scenario (the SDK's). */
+  readonly target: number | undefined;
+}
+
+const floorOf = (calls: number): number => (calls - BURST) / (RATE - BACKGROUND);
+
+/** A tenant of {@link RATE}/s with a bucket of {@link BURST} beside production's reads. */
+function sharedTenant(clients: number, options: TenantApiOptions = {}): Promise<TenantApi> {
+  return startTenantApi({
+    extraClients: clients,
+    rateLimit: { rate: RATE, burst: BURST },
+    backgroundLoad: { rate: BACKGROUND },
+    ...options,
+  });
+}
+
+/** The figures of a run on `api` since its stats were reset. */
+function rowOf(
+  api: TenantApi,
+  fields: Pick<Row, "scenario" | "seconds" | "lost" | "target"> & { readonly work?: number },
+): Row {
+  const stats = api.stats();
+  return {
+    ...fields,
+    calls: stats.api,
+    work: fields.work ?? stats.api,
+    ownRateLimited: stats.byStatus["429"] ?? 0,
+    backgroundRequests: stats.background.total,
+    backgroundRefused: stats.background.refused,
+  };
+}
+
+/** 1. This package's ClientSettings core, {@link CONCURRENCY} operations at a time. */
+async function ours(): Promise<Row> {
+  const api = await sharedTenant(UPDATES);
+  try {
+    const provider = new ClientSettingsProvider();
+    const config: Record<string, string> = {
+      "tenant:domain": api.domain,
+      "tenant:clientId": api.clientId,
+      "tenant:clientSecret": api.clientSecret,
+    };
+    await provider.configure({ config: { get: (key) => config[key] } });
+    const ids = generatedClients(UPDATES).map((client) => String(client.client_id));
+    let next = 0;
+    api.resetStats();
+    const started = performance.now();
+    const worker = async (): Promise<void> => {
+      while (next < ids.length) {
+        const i = next;
+        next += 1;
+        await provider.create({
+          __resourceName: `client-${i}`,
+          clientId: ids[i],
+          description: `Managed by the platform team (${i})`,
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const seconds = (performance.now() - started) / 1000;
+    return rowOf(api, {
+      scenario: "pulumi-tenant, 200 updates",
+      seconds,
+      lost: 0,
+      target: SINGLE_TARGET,
+    });
+  } finally {
+    await api.stop();
+  }
+}
+
+/** 2. The platform's Node.js SDK at the same concurrency, in a child process. */
+async function sdk(): Promise<Row> {
+  const api = await sharedTenant(UPDATES, { tls: true });
+  try {
+    const job = {
+      domain: new URL(api.domain).host,
+      clientId: api.clientId,
+      clientSecret: api.clientSecret,
+      ids: generatedClients(UPDATES).map((client) => String(client.client_id)),
+      concurrency: CONCURRENCY,
+    };
+    api.resetStats();
+    const { stdout } = await run(
+      process.execPath,
+      ["--import", "tsx", join(__dirname, "sdk-updates.ts"), JSON.stringify(job)],
+      { env: { ...process.env, NODE_EXTRA_CA_CERTS: api.caFile }, timeout: 600_000 },
+    );
+    const result = JSON.parse(stdout) as { updated: number; failed: number; seconds: number };
+    return rowOf(api, {
+      scenario: "auth0 SDK 7.1.0, 200 updates",
+      seconds: result.seconds,
+      lost: result.failed,
+      work: UPDATES,
+      target: undefined,
+    });
+  } finally {
+    await api.stop();
+  }
+}
+
+/** 3. Three `pulumi up`s of three stacks at once, through the real CLI and the packed package. */
+async function threeRuns(): Promise<Row> {
+  const program = await installBenchProgram();
+  const arrivals: number[] = [];
+  const api = await sharedTenant(RUNS_AT_ONCE * PER_RUN, {
+    onRequest: (request) => {
+      if (request.area === "management") arrivals.push(performance.now());
+    },
+  });
+  const scratch = await mkdtemp(join(tmpdir(), "tenant-bench-sharing-"));
+  try {
+    const clients = generatedClients(RUNS_AT_ONCE * PER_RUN);
+    const stacks = await Promise.all(
+      Array.from({ length: RUNS_AT_ONCE }, async (_, n) => {
+        const file = join(scratch, `clients-${n}.json`);
+        const entries = clients.slice(n * PER_RUN, (n + 1) * PER_RUN).map((client, i) => ({
+          name: `client-${i}`,
+          clientId: String(client.client_id),
+          settings: { description: `Managed by run ${n} (${i})` },
+        }));
+        await writeFile(file, JSON.stringify(entries));
+        const project = await PulumiProject.create({ program: program.dir, stack: `run-${n}` });
+        return {
+          project,
+          config: { ...tenantConfig(api), "clients-from-data:file": { value: file } },
+        };
+      }),
+    );
+    try {
+      api.resetStats();
+      arrivals.length = 0;
+      const results = await Promise.all(
+        stacks.map(({ project, config }) => project.run("up", config, { timeoutMs: 600_000 })),
+      );
+      const failed = results.filter((result) => !result.ok);
+      if (failed.length > 0) throw new Error(`an up failed:\n${failed[0]?.output ?? ""}`);
+      const seconds = ((arrivals.at(-1) ?? 0) - (arrivals[0] ?? 0)) / 1000;
+      return rowOf(api, {
+        scenario: "3 pulumi up at once, 70 each (tenant pass)",
+        seconds,
+        lost: 0,
+        target: THREE_TARGET,
+      });
+    } finally {
+      for (const { project } of stacks) await project.remove();
+    }
+  } finally {
+    await api.stop();
+    await rm(scratch, { recursive: true, force: true });
+    await program.remove();
+  }
+}
+
+async function main(): Promise<number> {
+  const rows = [await ours(), await sdk(), await threeRuns()];
+  process.stdout.write(
+    `${table(
+      [
+        "scenario",
+        "wall s",
+        "calls",
+        "floor s",
+        "wall/floor",
+        "lost",
+        "own 429s",
+        "production requests",
+        "production 429s",
+      ],
+      rows.map((row) => [
+        row.scenario,
+        cell(row.seconds),
+        String(row.calls),
+        cell(floorOf(row.work)),
+        (row.seconds / floorOf(row.work)).toFixed(3),
+        String(row.lost),
+        String(row.ownRateLimited),
+        String(row.backgroundRequests),
+        String(row.backgroundRefused),
+      ]),
+    )}\n  floor: (calls the work needs - bucket ${BURST}) / (rate ${RATE} - production's ${BACKGROUND}/s);` +
+      " the SDK's work is its 200 updates, its retries aside\n",
+  );
+  let missed = 0;
+  for (const row of rows) {
+    if (row.target === undefined) continue;
+    const ratio = row.seconds / floorOf(row.work);
+    const ok = row.backgroundRefused === 0 && ratio <= row.target;
+    if (!ok) missed += 1;
+    process.stdout.write(
+      `${ok ? "ok" : "MISSED"}: ${row.scenario}: production's 429s ${row.backgroundRefused} ` +
+        `(target 0), ${ratio.toFixed(3)} x the floor (target <= ${row.target})\n`,
+    );
+  }
+  return missed === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);
