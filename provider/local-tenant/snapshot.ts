@@ -19,7 +19,7 @@ import type { ConfigSource } from "../config.js";
 import { resolveSettings } from "../config.js";
 import { CommandUsageError, exitStatusOf, SnapshotOutputError, TenantError } from "../errors.js";
 import { ADDON_KEY_MATERIAL, wireFieldsToRead } from "../generate/fields.js";
-import { CREDENTIAL_OPTIONS, credentialConfig } from "../generate/options.js";
+import { CREDENTIAL_OPTIONS, credentialConfig, PACING_USAGE } from "../generate/options.js";
 import { readEventStreamIds, readTenant } from "../generate/reads.js";
 import { isPlainObject } from "../json.js";
 import { CLIENT_SETTINGS_FIELDS, PUSH_PROVIDERS } from "../schema/index.js";
@@ -49,6 +49,7 @@ Options:
   --client-secret SECRET    prefer the environment variable to a flag for the secret)
   --api-token TOKEN       a management API token instead (default: TENANT_API_TOKEN)
   --audience AUDIENCE     token audience (default: TENANT_AUDIENCE, else https://DOMAIN/api/v2/)
+${PACING_USAGE}
   -h, --help              this text
 
 Scopes needed: read:clients, read:guardian_factors, read:event_streams.
