@@ -33,6 +33,7 @@ export const ErrorCodes = {
   seed: "ERR_LOCAL_TENANT_SEED",
   localTenant: "ERR_LOCAL_TENANT",
   snapshotOutput: "ERR_SNAPSHOT_OUTPUT",
+  pluginBuild: "ERR_PLUGIN_BUILD",
 } as const;
 
 /** One of {@link ErrorCodes}. */
@@ -318,6 +319,14 @@ export class SnapshotOutputError extends errorKind(
   "SnapshotOutputError",
   ErrorCodes.snapshotOutput,
 ) {}
+
+/**
+ * The plugin's release build cannot go on (docs/plugin.md, "The self-contained executables"): a
+ * Node.js base that `npm ci` did not fetch, a tool it needs missing, an executable it cannot
+ * sign, a `PULUMI_TENANT_PLUGIN_DOWNLOAD_URL` that is not a URL Pulumi can download from. Nothing
+ * is left half-written in the output folder.
+ */
+export class PluginBuildError extends errorKind("PluginBuildError", ErrorCodes.pluginBuild) {}
 
 /**
  * `pulumi import` found nothing to adopt under the id it was given: no such client, no push

