@@ -1,11 +1,14 @@
 /**
  * `npm run pulumi-cli` (and `npm ci`, through `prepare`): makes sure every pulumi CLI that the
  * tests pin is at hand, building the missing ones from their Go modules (docs/pulumi-cli.md), then
- * Pulumi's YAML language host (linked next to every CLI) and our SDK generator (test/sdk-gen). This
- * is the step that may use the network (Go's module proxy); nothing after it does. On a machine
+ * Pulumi's YAML language host (linked next to every CLI), our SDK generator (test/sdk-gen) and
+ * examples/go against the Go SDK it generates (so that the tests build it offline). This is the
+ * step that may use the network (Go's module proxy); nothing after it does. On a machine
  * without Go it says how to get a CLI and exits 0, so that `npm ci` still installs the package;
  * the tests then stop with the same sentence.
  */
+
+import { ensureGoExample } from "../support/go-example.js";
 import {
   buildSeconds,
   ensurePulumiCli,
@@ -43,6 +46,9 @@ async function main(): Promise<void> {
     const generator = await ensureSdkGen();
     const built = generator.seconds === undefined ? "" : `, built in ${generator.seconds} s`;
     process.stdout.write(`sdk-gen (built${built}): ${generator.path}\n`);
+    const example = await ensureGoExample();
+    const seconds = example.seconds === undefined ? "" : `, built in ${example.seconds} s`;
+    process.stdout.write(`examples/go (${example.source}${seconds})\n`);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (message !== noSdkGenMessage()) throw error;

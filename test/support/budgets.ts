@@ -40,6 +40,12 @@
  * - `tsc`: type-checking a generated program against the installed package: 10 s; 120 s.
  * - `exampleTests`: the vitest run of examples/testing in a user project (the local tenant, and
  *   six Automation API operations): 32 s; 540 s.
+ * - `goBuild`: `go build` of examples/go against the generated Go SDK, offline, the Automation
+ *   API's packages compiled by `npm ci` already: 8 s, 25 s (3 runs, load 3 to 6, test/e2e-go.test.ts
+ *   alone); 180 s, seven times the slowest.
+ * - `goProgram`: one run of examples/go's driver (`pulumi version`, the Automation API's stack
+ *   selection and `config set-all`, then one operation of a stack of three resources): 2.8 s,
+ *   5.9 s (21 runs, as above); 180 s, as a `pulumiOperation`.
  */
 export const STEP_BOUNDS_MS = {
   pulumiOperation: 180_000,
@@ -49,6 +55,8 @@ export const STEP_BOUNDS_MS = {
   node: 60_000,
   tsc: 120_000,
   exampleTests: 540_000,
+  goBuild: 180_000,
+  goProgram: 180_000,
 } as const;
 
 /** The kinds of steps, with their bounds. */
@@ -79,6 +87,10 @@ export interface StepCounts {
   readonly node?: number;
   readonly tsc?: number;
   readonly exampleTests?: number;
+  /** `go build` of examples/go (test/support/go-example.ts). */
+  readonly goBuilds?: number;
+  /** Runs of examples/go's driver, each one operation of its stack. */
+  readonly goPrograms?: number;
 }
 
 /**
@@ -104,6 +116,8 @@ export function budget(steps: StepCounts, bounds: Partial<StepBounds> = {}): num
     (steps.node ?? 0) * bound.node +
     (steps.tsc ?? 0) * bound.tsc +
     (steps.exampleTests ?? 0) * bound.exampleTests +
+    (steps.goBuilds ?? 0) * bound.goBuild +
+    (steps.goPrograms ?? 0) * bound.goProgram +
     SLACK_MS
   );
 }

@@ -250,7 +250,14 @@ export async function buildNodejsSdk(
   return built;
 }
 
-async function goModulePath(sdks: Pick<GeneratedSdks, "go" | "schemaPath">): Promise<string> {
+/**
+ * The Go module path of the generated SDK in `sdks.go`: its go.mod's; when the generator wrote none
+ * (a schema without `meta.supportPack`), the module one up from the schema's
+ * `language.go.importBasePath`, where the generator put the package, with a go.mod written for it.
+ */
+export async function goModulePath(
+  sdks: Pick<GeneratedSdks, "go" | "schemaPath">,
+): Promise<string> {
   const goMod = await readFile(join(sdks.go, "go.mod"), "utf8").catch(() => "");
   const declared = /^module\s+(\S+)/m.exec(goMod)?.[1];
   if (declared !== undefined) return declared;
