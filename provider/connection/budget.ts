@@ -15,7 +15,7 @@ import { isUnknown } from "../schema/unknown.js";
 import type { ConnectionNaming, ConnectionProblem, ConnectionValues } from "./parse.js";
 
 /** The members of a connection that make its budget. */
-export const BUDGET_SETTINGS = ["rateLimitReserve", "maxRequestsPerSecond"] as const;
+const BUDGET_SETTINGS = ["rateLimitReserve", "maxRequestsPerSecond"] as const;
 
 /** One of {@link BUDGET_SETTINGS}. */
 type BudgetSetting = (typeof BUDGET_SETTINGS)[number];
