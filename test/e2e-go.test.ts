@@ -20,7 +20,8 @@ import { generateSdks } from "./support/sdk-gen.js";
 /**
  * The plugin the engine runs for the Go program: the tarball of the packed package (a launcher
  * that needs Node.js 22, which the harness then puts on PATH). The one line to change for another
- * form of the plugin, such as the self-contained executable's tarball.
+ * form of the plugin: `const plugin = () => selfContainedPlugin();` (plugin-executable.ts) runs
+ * the self-contained executable, with no `node` on PATH.
  */
 const plugin = usePackedPlugin();
 
@@ -47,7 +48,7 @@ afterAll(async () => {
 });
 
 async function goStack(programEnv: Record<string, string> = {}): Promise<GoStack> {
-  const stack = await startGoStack({ binary: binary.path, plugin: plugin(), programEnv });
+  const stack = await startGoStack({ binary: binary.path, plugin: await plugin(), programEnv });
   undo(() => stack.stop());
   return stack;
 }

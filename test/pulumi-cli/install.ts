@@ -7,7 +7,6 @@
  * without Go it says how to get a CLI and exits 0, so that `npm ci` still installs the package;
  * the tests then stop with the same sentence.
  */
-
 import { ensureGoExample } from "../support/go-example.js";
 import {
   buildSeconds,

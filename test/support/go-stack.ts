@@ -13,6 +13,7 @@ import { DEFAULT_SEED_IDS } from "../../provider/local-tenant/seed.js";
 import { STEP_BOUNDS_MS } from "./budgets.js";
 import { DEFAULT_NODE_LINE, findNodeRuntime } from "./node-runtimes.js";
 import type { PluginTarball } from "./plugin.js";
+import type { SelfContainedPlugin } from "./plugin-executable.js";
 import { isolatedCliEnv, PASSPHRASE } from "./pulumi.js";
 import { ensurePulumiCli, type PulumiCli } from "./pulumi-cli.js";
 import { runStep, runStepOrThrow, type StepResult } from "./steps.js";
@@ -42,17 +43,25 @@ export interface GoRun extends StepResult {
   readonly result: GoResult | undefined;
 }
 
+/**
+ * A plugin tarball and the version it installs as: the packed package's (`PluginTarball`, a
+ * launcher script and the bundle) or a self-contained executable's (`SelfContainedPlugin`).
+ */
+export type GoPluginTarball =
+  | Pick<PluginTarball, "path" | "version">
+  | Pick<SelfContainedPlugin, "tarball" | "version">;
+
 /** How {@link startGoStack} runs the example. */
 export interface GoStackOptions {
   /** The driver that `buildGoExample` (go-example.ts) built. */
   readonly binary: string;
   /**
-   * The plugin tarball (its file and the version it installs as) installed into the stack's
-   * `PULUMI_HOME`, which the engine runs for every `tenant` resource. When it holds a launcher
-   * script (the packed package's), the runs get Node.js 22 first on PATH; when it holds an
-   * executable, their PATH is the CLI's folder alone: no `node` at all.
+   * The plugin tarball installed into the stack's `PULUMI_HOME`, which the engine runs for every
+   * `tenant` resource. When it holds a launcher script (the packed package's), the runs get
+   * Node.js 22 first on PATH; when it holds an executable, their PATH is the CLI's folder alone:
+   * no `node` at all.
    */
-  readonly plugin: Pick<PluginTarball, "path" | "version">;
+  readonly plugin: GoPluginTarball;
   /** Config of the program over the default seed's: `PORTAL_CLIENT_ID`, `STALE_EVENT_STREAM_ID`. */
   readonly programEnv?: Readonly<Record<string, string>>;
 }
@@ -90,16 +99,13 @@ export async function startGoStack(options: GoStackOptions): Promise<GoStack> {
     const isolated = isolatedCliEnv(home, findNodeRuntime(DEFAULT_NODE_LINE));
     const cliEnv = { ...isolated, PULUMI_BACKEND_URL: `file://${join(root, "state")}` };
     const install = ["plugin", "install", "resource", "tenant", options.plugin.version];
-    await runStepOrThrow(
-      cli.path,
-      [...install, "--file", options.plugin.path, "--non-interactive"],
-      {
-        cwd: join(root, "work"),
-        env: cliEnv,
-        boundMs: STEP_BOUNDS_MS.pulumiCommand,
-        label: "pulumi plugin install",
-      },
-    );
+    const tarball = "path" in options.plugin ? options.plugin.path : options.plugin.tarball;
+    await runStepOrThrow(cli.path, [...install, "--file", tarball, "--non-interactive"], {
+      cwd: join(root, "work"),
+      env: cliEnv,
+      boundMs: STEP_BOUNDS_MS.pulumiCommand,
+      label: "pulumi plugin install",
+    });
     const pluginNeedsNode = await isScript(
       join(home, "plugins", `resource-tenant-v${options.plugin.version}`, "pulumi-resource-tenant"),
     );
