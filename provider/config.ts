@@ -202,6 +202,20 @@ export function useStackConfig(config: ConfigSource | undefined): void {
 }
 
 /**
+ * The pacing settings of the stack config and the environment that break their rules, as check
+ * failures: every resource's `check` reports them, so that a bad `tenant:rateLimitReserve` fails
+ * `pulumi preview` in the dynamic face too, naming the setting, without the credentials a preview
+ * does not need. The failures name no input (`property` is empty): the setting is not one.
+ */
+export function stackBudgetFailures(): { property: string; reason: string }[] {
+  cachedStackValues ??= stackValues(configSource, process.env);
+  return budgetProblems(cachedStackValues, STACK_CONFIG_NAMING).map(({ message }) => ({
+    property: "",
+    reason: message,
+  }));
+}
+
+/**
  * The settings for this process, resolved on first use (so that `check` and `diff`, which never
  * call the API, work in a preview without credentials).
  *

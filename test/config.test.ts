@@ -16,6 +16,7 @@ import {
   TENANT_INPUT_NAMING,
 } from "../provider/connection/parse.js";
 import { TenantConfigError } from "../provider/errors.js";
+import { PushProviderSelectionProvider } from "../provider/providers/push-provider-selection.js";
 
 const stack = (values: Record<string, string>): ConfigSource => ({ get: (key) => values[key] });
 
@@ -237,6 +238,22 @@ describe("the pacing budget", () => {
     try {
       const settings = settingsFor({ domain: "b.example", apiToken: "t", maxRequestsPerSecond: 3 });
       expect(settings.budget).toEqual({ reserveShare: 0.4, maxRequestsPerSecond: 3 });
+    } finally {
+      useStackConfig(undefined);
+    }
+  });
+
+  it("fails every resource's check, naming the setting, when the stack config's is out of range", async () => {
+    const provider = new PushProviderSelectionProvider();
+    await provider.configure({ config: stack({ "tenant:maxRequestsPerSecond": "0" }) });
+    try {
+      expect((await provider.check({}, { provider: "sns" })).failures).toEqual([
+        {
+          property: "",
+          reason:
+            'tenant:maxRequestsPerSecond must be a number of requests per second above 0 (got "0")',
+        },
+      ]);
     } finally {
       useStackConfig(undefined);
     }

@@ -70,7 +70,7 @@ async function stack(
   api: TenantApi,
   managed: readonly Managed[],
   options: { name?: string; config?: ConfigValues; settings?: Record<string, unknown> } = {},
-): Promise<{ run(command: "up", run?: RunOptions): Promise<PulumiResult> }> {
+): Promise<{ run(command: "up" | "preview", run?: RunOptions): Promise<PulumiResult> }> {
   const file = await clientsFile(
     managed.map(({ clientId, description }, i) => ({
       name: `client-${i}`,
@@ -182,6 +182,27 @@ describe("an up beside a production back end", () => {
       expect(writesTo(api)).toBeGreaterThanOrEqual(30);
     },
     budget({ pulumi: 1 }, { pulumiOperation: RUN_MS }),
+  );
+});
+
+describe("a budget out of range", () => {
+  it(
+    "fails the preview naming tenant:rateLimitReserve, and sends nothing",
+    async () => {
+      const api = await tenant(2);
+      const managed = managedClients(2);
+      const s = await stack(api, managed, {
+        config: { "tenant:rateLimitReserve": { value: "1" } },
+      });
+      const result = await s.run("preview");
+      expect(result.ok).toBe(false);
+      expect(result.output).toContain(
+        "tenant:rateLimitReserve must be the share of the tenant's rate limit left to its other " +
+          'callers, from 0 (take everything) to below 1 (got "1")',
+      );
+      expect(api.stats().api).toBe(0);
+    },
+    budget({ pulumi: 1 }),
   );
 });
 

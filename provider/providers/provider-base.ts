@@ -1,5 +1,10 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { type ConfigSource, configuredOrigin, useStackConfig } from "../config.js";
+import {
+  type ConfigSource,
+  configuredOrigin,
+  stackBudgetFailures,
+  useStackConfig,
+} from "../config.js";
 import { type ConnectionChange, connectionChange } from "../connection/change.js";
 import type { Props } from "../json.js";
 import { checkInputs, type ResourceKind } from "../schema/index.js";
@@ -56,8 +61,15 @@ export abstract class TenantProviderBase {
     return Promise.resolve();
   }
 
+  /**
+   * The inputs' failures, and those of the stack config's pacing settings (which a preview
+   * judges: {@link stackBudgetFailures}).
+   */
   check(_olds: unknown, news: Props): Promise<pulumi.dynamic.CheckResult> {
-    return Promise.resolve(checkInputs(this.kind, news));
+    const checked = checkInputs(this.kind, news);
+    const config = stackBudgetFailures();
+    if (config.length === 0) return Promise.resolve(checked);
+    return Promise.resolve({ ...checked, failures: [...checked.failures, ...config] });
   }
 
   /**
