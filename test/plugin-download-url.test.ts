@@ -5,7 +5,10 @@ import {
   pluginDownloadUrl,
 } from "../provider/plugin/package-schema.js";
 
-/** The build setting that names where Pulumi downloads the plugin (docs/plugin.md, "Release assets"). */
+/**
+ * The build setting that names where Pulumi downloads the plugin (docs/plugin.md, "The
+ * self-contained executables").
+ */
 
 describe("the plugin's download URL, a setting of the build", () => {
   it("is left out of the schema when the setting is unset or empty", () => {

@@ -15,8 +15,17 @@ const LAUNCHER = "pulumi-resource-tenant";
 const version = (require("../../../package.json") as { version: string }).version;
 const source = join(__dirname, "..", "..", "..", "provider", "plugin", LAUNCHER);
 // The build setting PULUMI_TENANT_PLUGIN_DOWNLOAD_URL, when set, names where Pulumi downloads the
-// plugin's release tarballs (docs/plugin.md, "Release assets").
-const schema = `${JSON.stringify(packageSchema(version, pluginDownloadUrl(process.env)), null, 2)}\n`;
+// plugin's release tarballs (docs/plugin.md, "The self-contained executables").
+let downloadUrl: string | undefined;
+try {
+  downloadUrl = pluginDownloadUrl(process.env);
+} catch (error) {
+  process.stderr.write(
+    `npm run build: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+}
+const schema = `${JSON.stringify(packageSchema(version, downloadUrl), null, 2)}\n`;
 for (const folder of [__dirname, join(__dirname, "bundle")]) {
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, "schema.json"), schema);

@@ -215,7 +215,7 @@ function resourceSpec(kind: ResourceKind, collector: TypeCollector): Record<stri
 
 /**
  * The build setting that names where Pulumi downloads the plugin's release tarballs from
- * (docs/plugin.md, "Release assets"): read by `npm run build` into the schema's
+ * (docs/plugin.md, "The self-contained executables"): read by `npm run build` into the schema's
  * `pluginDownloadURL`, which the SDKs generated from the schema (and a YAML program's package
  * declaration) carry, so that Pulumi fetches the plugin by itself.
  *

@@ -4,8 +4,8 @@
  * its start until it prints its port (what the engine waits for before its first call), as the
  * linux-amd64 executable against `node main.js` (the same bundle the launcher script runs) under
  * the same Node.js 26.10.0 and under Node.js 22, the tests' line, and as the launcher script that
- * `npm install -g` puts on PATH (which runs `node` twice: its version, then the bundle). Each is started
- * {@link ROUNDS} times, one after the other; the medians are reported.
+ * `npm install -g` puts on PATH (which runs `node` twice: its version, then the bundle). Each is
+ * started {@link ROUNDS} times, the four taking turns in each round; the medians are reported.
  *
  * Target: the executable starts in at most {@link TARGET_SHARE} times `node main.js`'s time
  * under the same Node.js (the blob is read from the executable, not parsed from a file).

@@ -31,6 +31,9 @@ import { EXECUTABLE, type PluginTarget } from "./targets.js";
 
 const run = promisify(execFile);
 
+/** A tool's bound: `node --build-sea` takes seconds; past this it is killed and the build fails. */
+const TOOL_TIMEOUT_MS = 300_000;
+
 /**
  * The single executable application's settings, the same for every platform (so one blob serves
  * all five: no code cache, no snapshot, which would tie it to one machine):
@@ -62,12 +65,20 @@ export interface ReleaseTarball {
 
 async function tool(command: string, args: string[], what: string): Promise<string> {
   try {
-    const { stdout } = await run(command, args, { maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run(command, args, {
+      maxBuffer: 16 * 1024 * 1024,
+      timeout: TOOL_TIMEOUT_MS,
+    });
     return stdout;
   } catch (error) {
-    const { code, stderr } = error as { code?: unknown; stderr?: string };
+    const { code, stderr, killed } = error as { code?: unknown; stderr?: string; killed?: boolean };
     if (code === "ENOENT") {
       throw new PluginBuildError(`${what} needs ${command}, which is not on PATH`);
+    }
+    if (killed === true) {
+      throw new PluginBuildError(
+        `${what}: ${command} was killed after ${TOOL_TIMEOUT_MS / 1000} s`,
+      );
     }
     throw new PluginBuildError(`${what}: ${command} failed: ${String(stderr ?? error).trim()}`);
   }

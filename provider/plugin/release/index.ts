@@ -2,9 +2,9 @@
  * `npm run plugin-release -- --out DIR [--platform linux-amd64 ...]`: the plugin's release assets,
  * one self-contained executable per platform, each in the tarball Pulumi downloads
  * (`pulumi-resource-tenant-v<version>-<os>-<arch>.tar.gz`), from the bundle and schema `npm run
- * build` just wrote (docs/plugin.md, "Release assets"). A repository script, not part of the npm
- * package: it needs the Node.js binaries `npm ci` fetched. Exits 2 for a wrong command line, 1
- * when the build cannot go on.
+ * build` just wrote (docs/plugin.md, "The self-contained executables"). A repository script, not
+ * part of the npm package: it needs the Node.js binaries `npm ci` fetched. Exits 2 for a wrong
+ * command line, 1 when the build cannot go on.
  *
  * @module
  */
