@@ -57,21 +57,26 @@ type result struct {
 	Drift     *bool          `json:"drift,omitempty"`
 }
 
+// The commands, each one operation of the stack.
+var commands = map[string]bool{"preview": true, "up": true, "gate": true, "destroy": true}
+
 func main() {
-	stackName := flag.String("stack", "dev", "the stack to run")
-	refresh := flag.Bool("refresh", false, "up: read the tenant first, so that up repairs drift")
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(),
-			"usage: %s [-stack NAME] [-refresh] preview|up|gate|destroy\n", os.Args[0])
-		flag.PrintDefaults()
+	// A flag set of its own: the SDK's dependencies register flags of theirs on the default one.
+	flags := flag.NewFlagSet("tenant-go", flag.ExitOnError)
+	stackName := flags.String("stack", "dev", "the stack to run")
+	refresh := flags.Bool("refresh", false, "up: read the tenant first, so that up repairs drift")
+	flags.Usage = func() {
+		fmt.Fprintf(flags.Output(), "usage: %s [-stack NAME] [-refresh] preview|up|gate|destroy\n",
+			os.Args[0])
+		flags.PrintDefaults()
 	}
-	flag.Parse()
-	if flag.NArg() != 1 {
-		flag.Usage()
+	_ = flags.Parse(os.Args[1:])
+	if flags.NArg() != 1 || !commands[flags.Arg(0)] {
+		flags.Usage()
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code, err := run(ctx, flag.Arg(0), *stackName, *refresh)
+	code, err := run(ctx, flags.Arg(0), *stackName, *refresh)
 	stop()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
@@ -141,7 +146,6 @@ func run(ctx context.Context, command, stackName string, refresh bool) (int, err
 		}
 		out.Changes = deref(res.Summary.ResourceChanges)
 	default:
-		flag.Usage()
 		return 2, fmt.Errorf("unknown command %q", command)
 	}
 	report(out)
