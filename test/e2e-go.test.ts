@@ -130,7 +130,7 @@ describe("the Go program on the generated Go SDK, through the Automation API", (
           `${stack.pluginNeedsNode ? "launcher on Node.js 22" : "executable"}`,
       );
     },
-    budget({ goPrograms: 7, pulumiCommands: 2 }),
+    budget({ goPrograms: 6, pulumiCommands: 2 }),
   );
 
   it(
