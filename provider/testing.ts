@@ -129,6 +129,11 @@ export interface LocalTenant extends AsyncDisposable {
   /** With TLS: the CA certificate file to trust (deleted by `stop()`). */
   readonly caFile: string | undefined;
   /**
+   * The console, `${domain}/__tenant-api/console`: open it in a browser to watch what the test's
+   * program does to the tenant, live (docs/local-tenant.md, "The console").
+   */
+  readonly consoleUrl: string;
+  /**
    * The `tenant:*` stack config that points a stack at this tenant with the admin client, the
    * secret marked as such: `await stack.setAllConfig(tenant.stackConfig())`.
    */
@@ -228,6 +233,7 @@ export async function startLocalTenant(options: LocalTenantOptions = {}): Promis
     scopes: api.scopes,
     readOnly: api.readOnly,
     caFile: api.caFile,
+    consoleUrl: api.consoleUrl,
     stackConfig: () => ({
       "tenant:domain": { value: api.domain },
       "tenant:clientId": { value: api.clientId },

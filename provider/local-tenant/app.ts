@@ -12,6 +12,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from "fastify";
+import { isConsoleEdit, isConsolePath, registerConsoleRoutes } from "./console/routes.js";
 import {
   areaOf,
   isLoopback,
@@ -31,6 +32,27 @@ const toldOf = new WeakMap<FastifyRequest, TenantApiRequest>();
 /** The route template of a request, or its path when no route matched (for the counters). */
 function routeOf(request: FastifyRequest): string {
   return request.routeOptions.url ?? pathOf(request.url);
+}
+
+/**
+ * Tells the console's monitor of an answered request (it keeps nothing while no console page is
+ * open): the program's, or a person's edit on the console.
+ */
+function logRequest(
+  context: ServerContext,
+  request: FastifyRequest,
+  status: number | "dropped",
+  ms: number,
+  caller: "program" | "console" = "program",
+): void {
+  if (!context.monitor.active) return;
+  context.monitor.request({
+    method: request.method,
+    path: pathOf(request.url),
+    status,
+    caller,
+    ms,
+  });
 }
 
 /** TLS material for an HTTPS server. */
@@ -125,7 +147,8 @@ async function beforeRoute(
 ): Promise<FastifyReply | undefined> {
   const area = areaOf(request.url);
   if (area === "control") {
-    if (!isLoopback(request.socket.remoteAddress)) {
+    // The console answers wherever the server listens; its edits check their caller themselves.
+    if (!isLoopback(request.socket.remoteAddress) && !isConsolePath(pathOf(request.url))) {
       throw new ApiError(403, "forbidden", "The control routes answer loopback clients only");
     }
     return undefined;
@@ -142,6 +165,7 @@ async function beforeRoute(
   if (plan.latencyMs > 0) await delay(plan.latencyMs);
   if (plan.drop) {
     context.stats.record(request.method, routeOf(request), "dropped");
+    logRequest(context, request, "dropped", 0);
     reply.hijack();
     request.raw.socket.destroy();
     return reply;
@@ -244,6 +268,9 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
       context.stats.record(request.method, routeOf(request), reply.statusCode);
       const told = toldOf.get(request);
       if (told !== undefined) context.onAnswer?.(told, reply.statusCode);
+      logRequest(context, request, reply.statusCode, reply.elapsedTime);
+    } else if (isConsoleEdit(request.method, pathOf(request.url))) {
+      logRequest(context, request, reply.statusCode, reply.elapsedTime, "console");
     }
     return payload;
   });
@@ -253,5 +280,6 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
   registerManagementRoutes(app, context);
   registerOAuthRoutes(app, context);
   registerControlRoutes(app, context);
+  registerConsoleRoutes(app, context);
   return app;
 }

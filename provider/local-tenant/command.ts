@@ -67,6 +67,8 @@ export interface CliReadyLine {
   tenant: string;
   /** The counters, from outside (loopback only). */
   statsUrl: string;
+  /** The console: a page that shows the tenant and the requests live (docs/local-tenant.md). */
+  consoleUrl: string;
   /** With `--tls`: the CA certificate file to trust. */
   caFile?: string;
   /** Process id, to signal the server. */
@@ -193,6 +195,7 @@ function readyLine(api: TenantApi): CliReadyLine {
     eventStreams: api.eventStreams,
     tenant: api.tenant,
     statsUrl: `${api.domain}/__tenant-api/stats`,
+    consoleUrl: api.consoleUrl,
     pid: process.pid,
   };
   if (api.caFile !== undefined) line.caFile = api.caFile;

@@ -6,6 +6,7 @@
 import type { FastifyRequest } from "fastify";
 import type { Principal, TokenAuthority } from "./auth.js";
 import type { BackgroundLoad } from "./background-load.js";
+import type { ConsoleMonitor } from "./console/monitor.js";
 import type { FaultInjector } from "./faults.js";
 import type { TokenBucket } from "./rate-limit.js";
 import type { RequestStats } from "./stats.js";
@@ -25,6 +26,8 @@ export interface ServerContext {
   faults: FaultInjector;
   /** Request counters. */
   stats: RequestStats;
+  /** What the console shows over time; records nothing while no console page is open. */
+  monitor: ConsoleMonitor;
   /** Lifetime of the tokens the token endpoint issues, in seconds. */
   tokenTtlSeconds: number;
   /** Told of every request as it arrives (`TenantApiOptions.onRequest`). */

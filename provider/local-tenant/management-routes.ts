@@ -133,6 +133,61 @@ function noSuchEventStream(): ApiError {
   return new ApiError(404, "inexistent_event_stream", "The event stream does not exist");
 }
 
+/**
+ * Selects the push provider as `PUT .../selected-provider` does, with its checks in the platform's
+ * order (scope, then body): the route and the console's edit share it, so that the console's
+ * change gets exactly the answer, the 400 included, that the API gives.
+ *
+ * @throws {ApiError} 403 without `update:guardian_factors`, 400 for a body the schema refuses.
+ */
+export function selectProvider(
+  store: TenantStore,
+  principal: Principal,
+  requestBody: unknown,
+): { provider: PushProvider } {
+  requireScope(principal, "update:guardian_factors");
+  // No body at all is a body without `provider`, which the schema reports as such.
+  const body: unknown = requestBody ?? {};
+  const failures = validateWire("pushProviderSelection", body);
+  if (failures.length > 0) throw invalidBody(failures);
+  const provider = (body as { provider: PushProvider }).provider;
+  store.setProvider(provider);
+  return { provider };
+}
+
+/**
+ * Applies a PATCH body to a client as `PATCH /api/v2/clients/{id}` does: scopes, the schema, the
+ * client's existence, then the stored-client rules; returns the whole updated client. The route
+ * and the console's edit share it, so a change made on the console is refused with the same 400.
+ *
+ * @throws {ApiError} 403 without `update:clients` (or `update:client_keys` for key fields), 400
+ *   for a body the schema or the stored-client rules refuse, 404 for an unknown client.
+ */
+export function updateClient(
+  store: TenantStore,
+  principal: Principal,
+  clientId: string,
+  requestBody: unknown,
+): WireClient {
+  requireScope(principal, "update:clients");
+  const body: unknown = requestBody ?? {};
+  if (isPlainObject(body) && KEY_FIELDS.some((field) => field in body)) {
+    requireScope(principal, "update:client_keys");
+  }
+  const failures = validateWire("clientUpdate", body);
+  if (failures.length > 0) throw invalidBody(failures);
+  const patch = body as Record<string, unknown>;
+  const stored = store.getClient(clientId);
+  if (stored === undefined) {
+    throw new ApiError(404, "inexistent_client", "The client does not exist");
+  }
+  const updated = applyClientPatch(stored, patch);
+  const ruleFailures = storedClientRuleFailures(stored, patch, updated);
+  if (ruleFailures.length > 0) throw invalidBody(ruleFailures);
+  store.putClient(updated);
+  return updated;
+}
+
 /** The push provider selection: read and set (docs/platform.md). */
 function registerPushProviderRoutes(app: FastifyInstance, store: TenantStore): void {
   app.get(SELECTED_PROVIDER_ROUTE, async (request) => {
@@ -141,14 +196,7 @@ function registerPushProviderRoutes(app: FastifyInstance, store: TenantStore): v
   });
 
   app.put(SELECTED_PROVIDER_ROUTE, async (request) => {
-    requireScope(principalOf(request), "update:guardian_factors");
-    // No body at all is a body without `provider`, which the schema reports as such.
-    const body: unknown = request.body ?? {};
-    const failures = validateWire("pushProviderSelection", body);
-    if (failures.length > 0) throw invalidBody(failures);
-    const provider = (body as { provider: PushProvider }).provider;
-    store.setProvider(provider);
-    return { provider };
+    return selectProvider(store, principalOf(request), request.body);
   });
 }
 
@@ -180,26 +228,9 @@ function registerClientRoutes(app: FastifyInstance, store: TenantStore): void {
     return answeredClient(principal, client, query.selection);
   });
 
-  app.patch<{ Params: IdParams }>(CLIENT_ROUTE, async (request) => {
-    const principal = principalOf(request);
-    requireScope(principal, "update:clients");
-    const body: unknown = request.body ?? {};
-    if (isPlainObject(body) && KEY_FIELDS.some((field) => field in body)) {
-      requireScope(principal, "update:client_keys");
-    }
-    const failures = validateWire("clientUpdate", body);
-    if (failures.length > 0) throw invalidBody(failures);
-    const patch = body as Record<string, unknown>;
-    const stored = store.getClient(request.params.id);
-    if (stored === undefined) {
-      throw new ApiError(404, "inexistent_client", "The client does not exist");
-    }
-    const updated = applyClientPatch(stored, patch);
-    const ruleFailures = storedClientRuleFailures(stored, patch, updated);
-    if (ruleFailures.length > 0) throw invalidBody(ruleFailures);
-    store.putClient(updated);
-    return updated;
-  });
+  app.patch<{ Params: IdParams }>(CLIENT_ROUTE, async (request) =>
+    updateClient(store, principalOf(request), request.params.id, request.body),
+  );
 }
 
 /** The event streams: the list, one stream, and its deletion (docs/platform.md). */

@@ -87,6 +87,17 @@ export class TokenBucket {
     return this.settings === null ? null : { ...this.settings };
   }
 
+  /**
+   * The tokens in the bucket now, refilled to this moment but nothing taken (fractions kept), or
+   * null while limiting is off: what the console draws, without touching the bucket.
+   */
+  level(): number | null {
+    const settings = this.settings;
+    if (settings === null) return null;
+    const elapsedSeconds = Math.max(0, this.clock() - this.updatedAt) / 1000;
+    return Math.min(settings.burst, this.tokens + elapsedSeconds * settings.rate);
+  }
+
   /** Takes one token for a request and says whether it may proceed. */
   take(): RateLimitDecision {
     const now = this.clock();

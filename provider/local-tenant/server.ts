@@ -16,6 +16,8 @@ import {
   type BackgroundTimer,
   type ResolvedBackgroundLoad,
 } from "./background-load.js";
+import { ConsoleMonitor, type IntervalTimer } from "./console/monitor.js";
+import { CONSOLE_PATH } from "./console/routes.js";
 import type { ServerContext, TenantApiRequest } from "./context.js";
 import { createRandom, FaultInjector, type FaultOptions, type ResolvedFaults } from "./faults.js";
 import { type RateLimitOptions, TokenBucket } from "./rate-limit.js";
@@ -60,6 +62,11 @@ export interface TenantApiOptions {
    */
   backgroundTimer?: BackgroundTimer | undefined;
   /**
+   * The console's one-second timer, which runs only while a console page is open; default Node's
+   * `setInterval`, unref'd.
+   */
+  consoleInterval?: IntervalTimer | undefined;
+  /**
    * Called synchronously with every request to the management and token APIs as it arrives,
    * before faults, the rate limit and authentication apply (control routes are not reported), so
    * a test can act at an exact point of a run: kill it when the first write arrives, say. It must
@@ -98,6 +105,11 @@ export interface TenantApi {
   port: number;
   /** Name of the tenant. */
   tenant: string;
+  /**
+   * `${domain}/__tenant-api/console`: the page that shows the tenant and what a program did to
+   * it, live, and edits it as a person would (docs/local-tenant.md, "The console").
+   */
+  consoleUrl: string;
   /** Id of the machine-to-machine client granted every scope. */
   clientId: string;
   /** Its secret at start. */
@@ -185,13 +197,21 @@ export async function createServerContext(
     { bucket, stats, clock, timer: options.backgroundTimer },
     options.backgroundLoad ?? null,
   );
+  const store = new TenantStore(seed.state);
   const context: ServerContext = {
-    store: new TenantStore(seed.state),
+    store,
     auth: await TokenAuthority.create(clock),
     bucket,
     background,
     faults: new FaultInjector(createRandom(options.random ?? randomInt(2 ** 31)), options.faults),
     stats,
+    monitor: new ConsoleMonitor({
+      bucket,
+      stats,
+      clock,
+      version: () => store.version,
+      interval: options.consoleInterval,
+    }),
     tokenTtlSeconds,
     onRequest: options.onRequest,
     onAnswer: options.onAnswer,
@@ -238,6 +258,7 @@ export async function startTenantApi(options: TenantApiOptions = {}): Promise<Te
     audience: context.auth.audience,
     port,
     tenant: store.tenant,
+    consoleUrl: `${domain}${CONSOLE_PATH}`,
     clientId: admin.clientId,
     clientSecret: admin.clientSecret,
     scopes: admin.scopes,
@@ -267,6 +288,7 @@ export async function startTenantApi(options: TenantApiOptions = {}): Promise<Te
     stop: () => {
       stopped ??= (async () => {
         context.background.stop();
+        context.monitor.close();
         await app.close();
         await tls?.dispose();
       })();

@@ -43,6 +43,11 @@ export interface TenantApiStats {
 /** The counters behind {@link TenantApiStats}. */
 export class RequestStats {
   private data: TenantApiStats = RequestStats.empty();
+  /**
+   * Told of each background request as it is counted, while a console page is open (the console
+   * sets it and clears it: `console/monitor.ts`); undefined otherwise, so that it costs nothing.
+   */
+  onBackground: ((allowed: boolean) => void) | undefined;
 
   private static empty(): TenantApiStats {
     return {
@@ -80,6 +85,7 @@ export class RequestStats {
     background.total += 1;
     if (allowed) background.allowed += 1;
     else background.refused += 1;
+    this.onBackground?.(allowed);
   }
 
   /** A copy of the counters, unaffected by later requests. */

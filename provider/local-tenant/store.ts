@@ -49,11 +49,21 @@ export class TenantStore {
   private grants = new Map<string, string[]>();
   private pushProvider: PushProvider = "guardian";
   private readonly initial: TenantState;
+  private changes = 0;
 
   /** @param state - the starting state; {@link TenantStore.reset} returns to it. */
   constructor(state: TenantState) {
     this.initial = structuredClone(state);
     this.reset();
+  }
+
+  /**
+   * How many writes the state has had since start (any client, stream, provider or grant write, a
+   * reset included): the console re-reads what it shows when this moves, so that it need not
+   * compare the state itself.
+   */
+  get version(): number {
+    return this.changes;
   }
 
   /** Name of the tenant. */
@@ -63,6 +73,7 @@ export class TenantStore {
 
   /** Puts the state back to what it was at start (same ids and secrets). */
   reset(): void {
+    this.changes += 1;
     const state = structuredClone(this.initial);
     this.pushProvider = state.pushProvider;
     this.clients = new Map(state.clients.map((c) => [c.client_id, c]));
@@ -78,11 +89,13 @@ export class TenantStore {
 
   /** Stores a client as given (creating or replacing it); it should carry the response fields. */
   putClient(client: WireClient): void {
+    this.changes += 1;
     this.clients.set(client.client_id, structuredClone(client));
   }
 
   /** Removes a client and its grant; says whether it existed. */
   deleteClient(clientId: string): boolean {
+    this.changes += 1;
     this.grants.delete(clientId);
     return this.clients.delete(clientId);
   }
@@ -119,6 +132,7 @@ export class TenantStore {
 
   /** Selects the push provider. */
   setProvider(provider: PushProvider): void {
+    this.changes += 1;
     this.pushProvider = provider;
   }
 
@@ -135,11 +149,13 @@ export class TenantStore {
 
   /** Stores an event stream (for tests: "the stream exists again"). */
   putEventStream(stream: WireEventStream): void {
+    this.changes += 1;
     this.eventStreams.set(stream.id, structuredClone(stream));
   }
 
   /** Deletes an event stream; says whether it existed. */
   deleteEventStream(id: string): boolean {
+    this.changes += 1;
     return this.eventStreams.delete(id);
   }
 
@@ -156,6 +172,7 @@ export class TenantStore {
 
   /** Grants scopes to a client, replacing its grant (an empty list keeps a grant with none). */
   setGrant(clientId: string, scopes: readonly string[]): void {
+    this.changes += 1;
     this.grants.set(clientId, [...scopes]);
   }
 

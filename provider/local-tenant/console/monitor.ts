@@ -1,0 +1,230 @@
+/**
+ * What the console shows over time (docs/local-tenant.md, "The console"): the bucket's level each
+ * second, the requests of each second by caller and status, and a log of the latest requests.
+ *
+ * It keeps all of this only while a console page is open. With no page open, every `request` and
+ * background call returns at once, there is no timer and no history: the local tenant of a test
+ * run, which nobody watches, pays one comparison a request. The first page to open starts the
+ * one-second timer and an empty history; the last to close stops the timer and drops the history.
+ * A page therefore shows the tenant from the moment the first page opened, not from its start:
+ * the price of costing nothing the rest of the time.
+ */
+
+import { DEFAULT_PACING_BUDGET, reserveTokens } from "../../api/pacing.js";
+import type { TokenBucket } from "../rate-limit.js";
+import type { RequestStats } from "../stats.js";
+
+/** Who made a request: the program under test, the background load, or a person on the console. */
+type Caller = "program" | "background" | "console";
+
+/** One request of the console's log. */
+export interface LogEntry {
+  /** Increasing number of the entry, so that a page knows which entries it has. */
+  seq: number;
+  /** When the answer left, in milliseconds since the epoch. */
+  at: number;
+  method: string;
+  /** The path, without the query; `(bucket)` for a background read, which has none. */
+  path: string;
+  /** The answer's status, or `dropped` for a connection closed by fault injection. */
+  status: number | "dropped";
+  caller: Caller;
+  /** Milliseconds from the request's arrival to its answer. */
+  ms: number;
+}
+
+/** The requests of one second, by caller and status class. */
+export interface SecondCounts {
+  /** The program's answers below 400. */
+  ok: number;
+  /** The program's 4xx answers other than 429. */
+  client: number;
+  /** The program's 429 answers. */
+  limited: number;
+  /** The program's 5xx answers and dropped connections. */
+  server: number;
+  /** Background reads the bucket let through. */
+  backgroundAllowed: number;
+  /** Background reads refused with 429. */
+  backgroundRefused: number;
+}
+
+/** One second of the console's history. */
+export interface Second extends SecondCounts {
+  /** The end of the second, in milliseconds since the epoch. */
+  at: number;
+  /** Tokens in the bucket at the end of the second; null without a rate limit. */
+  level: number | null;
+}
+
+/** The rate limit as the console draws it: the bucket, and the reserve the provider keeps of it. */
+export interface BucketInfo {
+  rate: number;
+  burst: number;
+  /** The provider's default reserve of this bucket (`reserveTokens`, a quarter rounded up). */
+  reserve: number;
+}
+
+/**
+ * How many requests the log keeps: the latest, the oldest dropped first.
+ *
+ * @internal
+ */
+export const LOG_LIMIT = 400;
+/** How many seconds of history are kept: five minutes. */
+const HISTORY_SECONDS = 300;
+
+/** Runs `run` every `ms` until the returned function is called. */
+export type IntervalTimer = (run: () => void, ms: number) => () => void;
+
+/** Node's `setInterval`, unref'd: an open console never keeps a process alive on its own. */
+const nodeInterval: IntervalTimer = (run, ms) => {
+  const timer = setInterval(run, ms);
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
+/** What a page is sent each second: the second that ended, and the log entries it added. */
+export interface Tick {
+  second: Second;
+  entries: LogEntry[];
+  /** `TenantStore.version`: the page re-reads clients and the tenant when it moves. */
+  version: number;
+  bucket: BucketInfo | null;
+}
+
+/** What {@link ConsoleMonitor} watches. */
+export interface MonitorParts {
+  bucket: TokenBucket;
+  stats: RequestStats;
+  clock: () => number;
+  /** The store's change count, sent with each tick. */
+  version: () => number;
+  /** Default Node's `setInterval`, unref'd; a test fires ticks itself. */
+  interval?: IntervalTimer | undefined;
+}
+
+function emptyCounts(): SecondCounts {
+  return { ok: 0, client: 0, limited: 0, server: 0, backgroundAllowed: 0, backgroundRefused: 0 };
+}
+
+/** The bucket and the provider's default reserve of it, or null without a rate limit. */
+export function bucketInfo(bucket: TokenBucket): BucketInfo | null {
+  const settings = bucket.current();
+  if (settings === null) return null;
+  return { ...settings, reserve: reserveTokens(settings.burst, DEFAULT_PACING_BUDGET) };
+}
+
+/**
+ * The console's memory of the tenant while pages are open; see the module's comment for why it
+ * keeps nothing otherwise.
+ */
+export class ConsoleMonitor {
+  private readonly viewers = new Set<(tick: Tick) => void>();
+  private log: LogEntry[] = [];
+  private history: Second[] = [];
+  private counts: SecondCounts = emptyCounts();
+  private seq = 0;
+  private sentSeq = 0;
+  private stopTimer: (() => void) | undefined;
+  private readonly interval: IntervalTimer;
+
+  constructor(private readonly parts: MonitorParts) {
+    this.interval = parts.interval ?? nodeInterval;
+  }
+
+  /** Whether a page is open: only then is anything recorded. */
+  get active(): boolean {
+    return this.viewers.size > 0;
+  }
+
+  /**
+   * Adds a page, told of each second by `send`; returns what removes it. The first page starts
+   * the timer and the history, the last one's removal stops and drops them.
+   */
+  attach(send: (tick: Tick) => void): () => void {
+    if (this.viewers.size === 0) this.start();
+    this.viewers.add(send);
+    let attached = true;
+    return () => {
+      if (!attached) return;
+      attached = false;
+      this.viewers.delete(send);
+      if (this.viewers.size === 0) this.stop();
+    };
+  }
+
+  /** The history and the log so far, oldest first, for a page that just opened. */
+  recorded(): { history: Second[]; log: LogEntry[] } {
+    return { history: [...this.history], log: [...this.log] };
+  }
+
+  /** Records one answered request; does nothing while no page is open. */
+  request(entry: Omit<LogEntry, "seq" | "at">): void {
+    if (!this.active) return;
+    if (entry.caller === "program") {
+      const { status } = entry;
+      const counts = this.counts;
+      if (status === "dropped" || status >= 500) counts.server += 1;
+      else if (status === 429) counts.limited += 1;
+      else if (status >= 400) counts.client += 1;
+      else counts.ok += 1;
+    }
+    this.seq += 1;
+    this.log.push({ ...entry, seq: this.seq, at: this.parts.clock() });
+    if (this.log.length > LOG_LIMIT) this.log.splice(0, this.log.length - LOG_LIMIT);
+  }
+
+  /** Ends every page's stream: the server stops. */
+  close(): void {
+    this.viewers.clear();
+    this.stop();
+  }
+
+  private start(): void {
+    this.counts = emptyCounts();
+    this.parts.stats.onBackground = (allowed) => {
+      if (allowed) this.counts.backgroundAllowed += 1;
+      else this.counts.backgroundRefused += 1;
+      this.request({
+        method: "GET",
+        path: "(bucket)",
+        status: allowed ? 200 : 429,
+        caller: "background",
+        ms: 0,
+      });
+    };
+    this.stopTimer = this.interval(() => this.tick(), 1000);
+  }
+
+  private stop(): void {
+    this.stopTimer?.();
+    this.stopTimer = undefined;
+    this.parts.stats.onBackground = undefined;
+    this.log = [];
+    this.history = [];
+    this.counts = emptyCounts();
+    this.sentSeq = this.seq;
+  }
+
+  /** Closes the second: into the history, and to every page with the log entries it added. */
+  private tick(): void {
+    const second: Second = {
+      ...this.counts,
+      at: this.parts.clock(),
+      level: this.parts.bucket.level(),
+    };
+    this.counts = emptyCounts();
+    this.history.push(second);
+    if (this.history.length > HISTORY_SECONDS) this.history.shift();
+    const entries = this.log.filter((entry) => entry.seq > this.sentSeq);
+    this.sentSeq = this.seq;
+    const tick: Tick = {
+      second,
+      entries,
+      version: this.parts.version(),
+      bucket: bucketInfo(this.parts.bucket),
+    };
+    for (const send of this.viewers) send(tick);
+  }
+}
