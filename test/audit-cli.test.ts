@@ -23,6 +23,7 @@ import { readTenant } from "../provider/generate/reads.js";
 import { selectClients } from "../provider/generate/selection.js";
 import { startTenantApi } from "../provider/local-tenant/index.js";
 import { runSnapshot } from "../provider/local-tenant/snapshot.js";
+import { UNSET_ON_THE_TENANT } from "../provider/policy/client-facts.js";
 import { RULE_NAMES, tenantPolicies } from "../provider/policy/index.js";
 import { resourceType } from "../provider/resources/registration.js";
 import { type LocalTenant, startLocalTenant, type TenantSeed } from "../provider/testing.js";
@@ -31,6 +32,7 @@ const PORTAL = "P0rta1P0rta1P0rta1P0rta1P0rta1Aa";
 const SPA = "Spa5pa5pa5pa5pa5pa5pa5pa5pa5pa5B";
 const API = "Api0api0api0api0api0api0api0apiC";
 const READER = "Rdr0rdr0rdr0rdr0rdr0rdr0rdr0rdrD";
+const BANK = "Bank0bank0bank0bank0bank0bank0bE";
 const READER_SECRET = "r".repeat(64);
 const READ_AT = "2026-11-24T10:00:00.000Z";
 
@@ -46,10 +48,12 @@ const ROTATING = {
 };
 
 /**
- * A tenant with known violations of every rule: the portal breaks nine (its refresh token is the
- * platform's default, which neither rotates nor expires), the SPA three; the billing API none; the
- * local tenant's own machine-to-machine clients keep the default refresh token too. A client
- * granted only `read:guardian_factors` cannot read the clients.
+ * A tenant with known violations of every rule: the portal breaks fifteen (its refresh token is
+ * the platform's default, which neither rotates nor expires; its key credentials, null, are shown
+ * only to credentials with read:client_keys), the SPA four; the billing API and the local tenant's
+ * own machine-to-machine clients only ask for bearer tokens (and the latter keep the default
+ * refresh token); the open banking client names a FAPI profile it breaks. A client granted only
+ * `read:guardian_factors` cannot read the clients.
  */
 const SEED: TenantSeed = {
   tenant: "acme",
@@ -69,6 +73,9 @@ const SEED: TenantSeed = {
       oidc_conformant: false,
       jwt_configuration: { alg: "HS256", lifetime_in_seconds: 36000 },
       is_token_endpoint_ip_header_trusted: true,
+      initiate_login_uri: "",
+      oidc_logout: { backchannel_logout_urls: [] },
+      client_authentication_methods: null,
     },
     {
       client_id: SPA,
@@ -81,6 +88,7 @@ const SEED: TenantSeed = {
       cross_origin_authentication: true,
       oidc_conformant: true,
       refresh_token: ROTATING,
+      initiate_login_uri: "https://spa.example.com/login",
     },
     {
       client_id: API,
@@ -98,6 +106,21 @@ const SEED: TenantSeed = {
       grant_types: ["client_credentials"],
       token_endpoint_auth_method: "client_secret_post",
       client_secret: READER_SECRET,
+      oidc_conformant: true,
+      refresh_token: ROTATING,
+    },
+    {
+      client_id: BANK,
+      name: "Open Banking",
+      app_type: "regular_web",
+      callbacks: ["https://bank.example.com/cb"],
+      grant_types: ["authorization_code"],
+      client_authentication_methods: { private_key_jwt: { credentials: [{ id: "cred_bank" }] } },
+      compliance_level: "fapi1_adv_pkj_par",
+      require_proof_of_possession: true,
+      signed_request_object: { required: true, credentials: [{ id: "cred_bank" }] },
+      oidc_logout: { backchannel_logout_urls: ["https://bank.example.com/backchannel-logout"] },
+      initiate_login_uri: "https://bank.example.com/login",
       oidc_conformant: true,
       refresh_token: ROTATING,
     },
@@ -183,9 +206,10 @@ function judgedOf(report: {
 
 /**
  * What the policy pack reports for the program `generate --fields <every judged field>
- * --include-global --include-self` writes for the tenant: the program's declared inputs, as
- * `generate` plans them from its own reads, handed to every CrossGuard policy of
- * `tenantPolicies()` as a `ClientSettings` of that program.
+ * --include-global --include-self` writes for the tenant, with the judged fields the tenant
+ * leaves unset declared as unset: the program's declared inputs, as `generate` plans them from
+ * its own reads, handed to every CrossGuard policy of `tenantPolicies()` as a `ClientSettings` of
+ * that program.
  */
 async function packFindings(env: NodeJS.ProcessEnv): Promise<Judged[]> {
   const options = parseGenerateArgs([
@@ -206,6 +230,12 @@ async function packFindings(env: NodeJS.ProcessEnv): Promise<Judged[]> {
     fields: options.fields,
   });
   const type = resourceType("ClientSettings");
+  // What the tenant leaves unset, declared as unset: the audit judges it so (docs/policy.md).
+  const unset = Object.fromEntries(
+    JUDGED_FIELDS.flatMap((field) =>
+      field in UNSET_ON_THE_TENANT ? [[field, UNSET_ON_THE_TENANT[field]]] : [],
+    ),
+  );
   const found: Judged[] = [];
   for (const client of plan.clients) {
     const prefix = `ClientSettings "${client.resourceName}": `;
@@ -214,7 +244,7 @@ async function packFindings(env: NodeJS.ProcessEnv): Promise<Judged[]> {
         type,
         name: client.resourceName,
         urn: `urn:pulumi:audit::${options.projectName}::${type}::${client.resourceName}`,
-        props: { clientId: client.clientId, ...client.values },
+        props: { clientId: client.clientId, ...unset, ...client.values },
         getConfig: () => ({}),
       } as unknown as ResourceValidationArgs;
       for (const validate of [policy.validateResource ?? []].flat()) {
@@ -238,42 +268,60 @@ describe("pulumi-tenant audit of the live tenant", () => {
     expect(stdout).toBe(
       [
         `Audit of tenant "acme" (${tenant.domain}), read ${READ_AT}`,
-        "6 clients judged by 11 rules: 4 mandatory findings and 10 advisory findings, on 4 clients",
+        "7 clients judged by 18 rules: 5 mandatory findings and 20 advisory findings, on 7 clients",
         "",
-        "  LEVEL      RULE                                FIELD                           VALUE                                                            WHY",
+        "  LEVEL      RULE                                  FIELD                               VALUE                                                            WHY",
         `client "Legacy Portal" (${PORTAL})`,
-        '  mandatory  tenant-url-plain-http               callbacks[1]                    "http://portal.example.com/cb"                                   uses plain http to a host that is not loopback; use https',
-        '  advisory   tenant-url-loopback                 callbacks[2]                    "http://localhost:3000/cb"                                       points at this machine; fine for a developer\'s stack (name it in allowedStacks), not for production',
-        '  advisory   tenant-url-wildcard                 webOrigins[0]                   "https://*.example.com"                                          has a wildcard, which lets any matching host receive codes and tokens; list the URLs',
-        '  mandatory  tenant-grant-type-forbidden         grantTypes[1]                   "implicit"                                                       must not be used (RFC 9700); use authorization_code with PKCE',
-        '  mandatory  tenant-grant-type-forbidden         grantTypes[2]                   "password"                                                       must not be used (RFC 9700); use authorization_code, or client_credentials for a machine',
-        '  advisory   tenant-refresh-token-forever        refreshToken                    {"rotationType":"non-rotating","expirationType":"non-expiring"}  neither rotates nor expires, so a stolen one works forever; rotate it or let it expire',
-        '  advisory   tenant-jwt-hs256                    jwtConfiguration.alg            "HS256"                                                          signs with the client secret, so whoever holds it can forge tokens; use RS256',
-        "  advisory   tenant-ip-header-trusted            isTokenEndpointIpHeaderTrusted  true                                                             lets any caller choose the address that brute-force protection sees; set it only for a backend behind a proxy you run",
-        "  advisory   tenant-oidc-conformant              oidcConformant                  false                                                            keeps legacy flows that OIDC conformance turns off; set it to true",
+        '  mandatory  tenant-url-plain-http                 callbacks[1]                        "http://portal.example.com/cb"                                   uses plain http to a host that is not loopback; use https',
+        '  advisory   tenant-url-loopback                   callbacks[2]                        "http://localhost:3000/cb"                                       points at this machine; fine for a developer\'s stack (name it in allowedStacks), not for production',
+        '  advisory   tenant-url-wildcard                   webOrigins[0]                       "https://*.example.com"                                          has a wildcard, which lets any matching host receive codes and tokens; list the URLs',
+        '  mandatory  tenant-grant-type-forbidden           grantTypes[1]                       "implicit"                                                       must not be used (RFC 9700); use authorization_code with PKCE',
+        '  mandatory  tenant-grant-type-forbidden           grantTypes[2]                       "password"                                                       must not be used (RFC 9700); use authorization_code, or client_credentials for a machine',
+        '  advisory   tenant-refresh-token-forever          refreshToken                        {"rotationType":"non-rotating","expirationType":"non-expiring"}  neither rotates nor expires, so a stolen one works forever; rotate it or let it expire',
+        '  advisory   tenant-jwt-hs256                      jwtConfiguration.alg                "HS256"                                                          signs with the client secret, so whoever holds it can forge tokens; use RS256',
+        "  advisory   tenant-ip-header-trusted              isTokenEndpointIpHeaderTrusted      true                                                             lets any caller choose the address that brute-force protection sees; set it only for a backend behind a proxy you run",
+        "  advisory   tenant-oidc-conformant                oidcConformant                      false                                                            keeps legacy flows that OIDC conformance turns off; set it to true",
+        "  advisory   tenant-sender-constrained-tokens      requireProofOfPossession            false                                                            leaves the tokens of authorization_code as bearer tokens that work for whoever steals them; set it to true to bind them to the client's key, by DPoP (RFC 9449) or mTLS (RFC 8705)",
+        "  advisory   tenant-pushed-authorization-requests  requirePushedAuthorizationRequests  false                                                            lets the authorization request travel through the browser, where it can be read and changed; set it to true so the client pushes it to the tenant first (RFC 9126)",
+        "  advisory   tenant-signed-request-object          signedRequestObject.required        false                                                            lets authorization requests go unsigned, so nothing proves they come from the client unchanged; require request objects signed with the client's key (RFC 9101)",
+        "  advisory   tenant-backchannel-logout             oidcLogout.backchannelLogoutUrls    []                                                               is empty on a regular web application, so a logout elsewhere leaves its own session open; add the URL where it ends sessions (OpenID Connect Back-Channel Logout 1.0)",
+        '  advisory   tenant-initiate-login-uri             initiateLoginUri                    ""                                                               is empty on a regular web application, so a login that starts elsewhere (a bookmarked login page, a password reset) cannot be handed to it; set the https URL of its login route (OpenID Connect Core 1.0, section 4)',
         `client "Public SPA" (${SPA})`,
-        '  advisory   tenant-grant-type-app-type          grantTypes[1]                   "client_credentials"                                             does not fit appType "spa", which uses only authorization_code and refresh_token',
-        '  mandatory  tenant-public-client-credentials    grantTypes[1]                   "client_credentials"                                             on a client whose tokenEndpointAuthMethod is "none"; a public client cannot keep a secret',
-        "  advisory   tenant-cross-origin-authentication  crossOriginAuthentication       true                                                             collects credentials on the application's own page; use the platform's login page",
+        '  advisory   tenant-grant-type-app-type            grantTypes[1]                       "client_credentials"                                             does not fit appType "spa", which uses only authorization_code and refresh_token',
+        '  mandatory  tenant-public-client-credentials      grantTypes[1]                       "client_credentials"                                             on a client whose tokenEndpointAuthMethod is "none"; a public client cannot keep a secret',
+        "  advisory   tenant-cross-origin-authentication    crossOriginAuthentication           true                                                             collects credentials on the application's own page; use the platform's login page",
+        "  advisory   tenant-sender-constrained-tokens      requireProofOfPossession            false                                                            leaves the tokens of authorization_code and client_credentials as bearer tokens that work for whoever steals them; set it to true to bind them to the client's key, by DPoP (RFC 9449) or mTLS (RFC 8705)",
+        `client "Billing API" (${API})`,
+        "  advisory   tenant-sender-constrained-tokens      requireProofOfPossession            false                                                            leaves the tokens of client_credentials as bearer tokens that work for whoever steals them; set it to true to bind them to the client's key, by DPoP (RFC 9449) or mTLS (RFC 8705)",
+        `client "Guardian reader" (${READER})`,
+        "  advisory   tenant-sender-constrained-tokens      requireProofOfPossession            false                                                            leaves the tokens of client_credentials as bearer tokens that work for whoever steals them; set it to true to bind them to the client's key, by DPoP (RFC 9449) or mTLS (RFC 8705)",
+        `client "Open Banking" (${BANK})`,
+        '  mandatory  tenant-compliance-profile             requirePushedAuthorizationRequests  false                                                            breaks complianceLevel "fapi1_adv_pkj_par" (FAPI 1 Advanced with private key JWT and PAR), which requires pushed authorization requests (RFC 9126); set it to true',
         admin,
-        '  advisory   tenant-refresh-token-forever        refreshToken                    {"rotationType":"non-rotating","expirationType":"non-expiring"}  neither rotates nor expires, so a stolen one works forever; rotate it or let it expire',
+        '  advisory   tenant-refresh-token-forever          refreshToken                        {"rotationType":"non-rotating","expirationType":"non-expiring"}  neither rotates nor expires, so a stolen one works forever; rotate it or let it expire',
+        "  advisory   tenant-sender-constrained-tokens      requireProofOfPossession            false                                                            leaves the tokens of client_credentials as bearer tokens that work for whoever steals them; set it to true to bind them to the client's key, by DPoP (RFC 9449) or mTLS (RFC 8705)",
         readOnly,
-        '  advisory   tenant-refresh-token-forever        refreshToken                    {"rotationType":"non-rotating","expirationType":"non-expiring"}  neither rotates nor expires, so a stolen one works forever; rotate it or let it expire',
+        '  advisory   tenant-refresh-token-forever          refreshToken                        {"rotationType":"non-rotating","expirationType":"non-expiring"}  neither rotates nor expires, so a stolen one works forever; rotate it or let it expire',
+        "  advisory   tenant-sender-constrained-tokens      requireProofOfPossession            false                                                            leaves the tokens of client_credentials as bearer tokens that work for whoever steals them; set it to true to bind them to the client's key, by DPoP (RFC 9449) or mTLS (RFC 8705)",
         "",
       ].join("\n"),
     );
   });
 
-  it("reads the client list only, one page for six clients, and writes nothing", async () => {
+  it("reads the client list only, one page for seven clients, and writes nothing", async () => {
     const tenant = await seeded();
     await audit([], readOnlyEnv(tenant));
     const { reads, writes } = tenant.requests();
     expect([reads, writes]).toEqual([{ "GET /api/v2/clients": 1 }, {}]);
   });
 
-  it("finds what the policy pack finds on the program generate writes for the same tenant", async () => {
+  it("finds what the policy pack finds on the program generate writes for the same tenant, key credentials included with read:client_keys", async () => {
     const tenant = await seeded();
-    const env = readOnlyEnv(tenant);
+    const env = {
+      TENANT_DOMAIN: tenant.domain,
+      TENANT_CLIENT_ID: tenant.clientId,
+      TENANT_CLIENT_SECRET: tenant.clientSecret,
+    };
     const { stdout } = await audit(["--format", "json"], env);
     const findings = judgedOf(JSON.parse(stdout));
     expect(findings).toEqual(await packFindings(env));
@@ -289,11 +337,11 @@ describe("pulumi-tenant audit of the live tenant", () => {
       { domain: tenant.domain, name: "acme" },
       READ_AT,
       { kind: "live" },
-      6,
+      7,
     ]);
     expect(report.counts).toEqual({
-      findings: 14,
-      byLevel: { mandatory: 4, advisory: 10 },
+      findings: 25,
+      byLevel: { mandatory: 5, advisory: 20 },
       byRule: {
         "tenant-url-plain-http": 1,
         "tenant-url-loopback": 1,
@@ -306,6 +354,13 @@ describe("pulumi-tenant audit of the live tenant", () => {
         "tenant-ip-header-trusted": 1,
         "tenant-cross-origin-authentication": 1,
         "tenant-oidc-conformant": 1,
+        "tenant-sender-constrained-tokens": 6,
+        "tenant-pushed-authorization-requests": 1,
+        "tenant-signed-request-object": 1,
+        "tenant-private-key-jwt": 0,
+        "tenant-backchannel-logout": 1,
+        "tenant-initiate-login-uri": 1,
+        "tenant-compliance-profile": 1,
       },
     });
   });
@@ -320,14 +375,14 @@ describe("pulumi-tenant audit of the live tenant", () => {
     expect([code, stdout, stderr]).toEqual([
       1,
       `${out}\n`,
-      `audited 6 clients: 4 mandatory findings and 10 advisory findings; the sarif report is in ${out}\n`,
+      `audited 7 clients: 5 mandatory findings and 20 advisory findings; the sarif report is in ${out}\n`,
     ]);
     const log = JSON.parse(await readFile(out, "utf8"));
     expect(validateSarif(log), JSON.stringify(validateSarif.errors)).toBe(true);
     expect(log.runs[0].tool.driver.rules.map((rule: { id: string }) => rule.id)).toEqual([
       ...RULE_NAMES,
     ]);
-    expect(log.runs[0].results).toHaveLength(14);
+    expect(log.runs[0].results).toHaveLength(25);
   });
 
   it("judges by the rules' config: a rule off, a level raised, loopback allowed in the stack named", async () => {
@@ -345,7 +400,7 @@ describe("pulumi-tenant audit of the live tenant", () => {
     );
     const report = JSON.parse(stdout);
     expect(code).toBe(0);
-    expect([report.stack, report.counts.byLevel]).toEqual(["dev", { mandatory: 0, advisory: 10 }]);
+    expect([report.stack, report.counts.byLevel]).toEqual(["dev", { mandatory: 0, advisory: 21 }]);
     expect(report.counts.byRule).toMatchObject({
       "tenant-url-plain-http": 0,
       "tenant-url-loopback": 0,
@@ -436,7 +491,7 @@ describe("pulumi-tenant audit --seed", () => {
     expect([report.source, report.tenant.name, report.clients]).toEqual([
       { kind: "seed", file: seedFile },
       "acme",
-      6,
+      7,
     ]);
     expect(report.findings).toEqual(live.findings);
   });
@@ -449,7 +504,7 @@ describe("pulumi-tenant audit --seed", () => {
     const failed = await audit(["--seed", seedFile, "--fail-on", "advisory"]);
     expect([passed.code, failed.code]).toEqual([0, 1]);
     expect(passed.stdout).toContain(
-      "1 client judged by 11 rules: 0 mandatory findings and 2 advisory findings, on 1 client\n",
+      "1 client judged by 18 rules: 0 mandatory findings and 4 advisory findings, on 1 client\n",
     );
   });
 
@@ -462,7 +517,7 @@ describe("pulumi-tenant audit --seed", () => {
     const { code, stdout } = await audit(["--seed", seedFile]);
     expect([code, stdout]).toEqual([
       0,
-      `Audit of the tenant, from the seed ${seedFile}\n1 client judged by 11 rules: no finding\n`,
+      `Audit of the tenant, from the seed ${seedFile}\n1 client judged by 18 rules: no finding\n`,
     ]);
   });
 

@@ -47,6 +47,18 @@ const PORTAL_ID = "P0rta1P0rta1P0rta1P0rta1P0rta1Aa";
 const SPA_ID = "Spa5pa5pa5pa5pa5pa5pa5pa5pa5pa5B";
 const API_ID = "Api0api0api0api0api0api0api0apiC";
 
+/** Sender-constrained tokens: what the client rules ask of every client with token grants. */
+const SENDER_CONSTRAINED = { require_proof_of_possession: true };
+
+/** What the client rules ask of a confidential web app, which breaks none of them with it. */
+const SAFE_WEB_APP = {
+  ...SENDER_CONSTRAINED,
+  require_pushed_authorization_requests: true,
+  signed_request_object: { required: true, credentials: [{ id: "cred_portal" }] },
+  oidc_logout: { backchannel_logout_urls: ["https://portal.example.com/backchannel-logout"] },
+  initiate_login_uri: "https://portal.example.com/login",
+};
+
 /** A regular web app with plain http, the implicit grant, and no OIDC conformance. */
 const PORTAL: WireClient = {
   client_id: PORTAL_ID,
@@ -57,6 +69,7 @@ const PORTAL: WireClient = {
   token_endpoint_auth_method: "client_secret_post",
   oidc_conformant: false,
   refresh_token: { rotation_type: "rotating", expiration_type: "expiring", leeway: 0 },
+  ...SAFE_WEB_APP,
 };
 
 /** A public single-page app with client_credentials, a loopback origin and HS256. */
@@ -70,6 +83,8 @@ const SPA: WireClient = {
   oidc_conformant: true,
   jwt_configuration: { alg: "HS256", lifetime_in_seconds: 36000 },
   refresh_token: { rotation_type: "rotating", expiration_type: "expiring", leeway: 0 },
+  ...SENDER_CONSTRAINED,
+  initiate_login_uri: "https://spa.example.com/login",
 };
 
 /** A machine-to-machine client that breaks no rule. */
@@ -81,6 +96,7 @@ const API: WireClient = {
   token_endpoint_auth_method: "client_secret_post",
   oidc_conformant: true,
   refresh_token: { rotation_type: "rotating", expiration_type: "expiring", leeway: 0 },
+  ...SENDER_CONSTRAINED,
 };
 
 const PORTAL_NAME = `client "Legacy Portal" (${PORTAL_ID})`;
@@ -192,6 +208,8 @@ describe("the fields an audit reads", () => {
   it("are every field a rule judges, whatever the defaults of generate --fields are", () => {
     expect(JUDGED_FIELDS).toEqual([
       "callbacks",
+      "oidcLogout",
+      "oidcBackchannelLogout",
       "allowedOrigins",
       "webOrigins",
       "grantTypes",
@@ -204,10 +222,22 @@ describe("the fields an audit reads", () => {
       "oidcConformant",
       "initiateLoginUri",
       "refreshToken",
+      "clientAuthenticationMethods",
+      "requirePushedAuthorizationRequests",
+      "requireProofOfPossession",
+      "signedRequestObject",
+      "complianceLevel",
     ]);
     expect(JUDGED_FIELDS.filter((field) => !DEFAULT_FIELDS.includes(field))).toEqual([
+      "oidcLogout",
+      "oidcBackchannelLogout",
       "isTokenEndpointIpHeaderTrusted",
       "appType",
+      "clientAuthenticationMethods",
+      "requirePushedAuthorizationRequests",
+      "requireProofOfPossession",
+      "signedRequestObject",
+      "complianceLevel",
     ]);
   });
 
@@ -218,6 +248,8 @@ describe("the fields an audit reads", () => {
       "allowed_origins",
       "app_type",
       "callbacks",
+      "client_authentication_methods",
+      "compliance_level",
       "cross_origin_authentication",
       "global",
       "grant_types",
@@ -225,8 +257,13 @@ describe("the fields an audit reads", () => {
       "is_token_endpoint_ip_header_trusted",
       "jwt_configuration",
       "name",
+      "oidc_backchannel_logout",
       "oidc_conformant",
+      "oidc_logout",
       "refresh_token",
+      "require_proof_of_possession",
+      "require_pushed_authorization_requests",
+      "signed_request_object",
       "token_endpoint_auth_method",
       "web_origins",
       "tenant",
@@ -248,14 +285,73 @@ describe("the fields an audit reads", () => {
 describe("judging clients", () => {
   it("turns a client's wire fields into a program's inputs, as generate does", () => {
     expect(declaredOf(SPA)).toEqual({
+      oidcLogout: {},
       webOrigins: ["http://localhost:3000"],
       grantTypes: ["authorization_code", "client_credentials"],
       tokenEndpointAuthMethod: "none",
       appType: "spa",
       oidcConformant: true,
       jwtConfiguration: { alg: "HS256", lifetimeInSeconds: 36000 },
+      initiateLoginUri: "https://spa.example.com/login",
       refreshToken: { rotationType: "rotating", expirationType: "expiring", leeway: 0 },
+      requirePushedAuthorizationRequests: false,
+      requireProofOfPossession: true,
+      signedRequestObject: {},
+      complianceLevel: null,
     });
+  });
+
+  it("judges a field the tenant leaves out as unset on the platform, where a preview judges nothing", () => {
+    const bare: WireClient = {
+      client_id: API_ID,
+      name: "Bare App",
+      app_type: "regular_web",
+      grant_types: ["authorization_code"],
+      token_endpoint_auth_method: "client_secret_basic",
+      client_authentication_methods: null,
+    };
+    expect(
+      judgeClients([bare], defaultRuleSettings(), undefined).map((f) => [f.rule, f.field, f.value]),
+    ).toEqual([
+      ["tenant-sender-constrained-tokens", "requireProofOfPossession", false],
+      ["tenant-pushed-authorization-requests", "requirePushedAuthorizationRequests", false],
+      ["tenant-signed-request-object", "signedRequestObject.required", false],
+      ["tenant-private-key-jwt", "tokenEndpointAuthMethod", "client_secret_basic"],
+      ["tenant-backchannel-logout", "oidcLogout.backchannelLogoutUrls", []],
+      ["tenant-initiate-login-uri", "initiateLoginUri", ""],
+    ]);
+  });
+
+  it("judges no key credential it was not shown: clientAuthenticationMethods needs read:client_keys", () => {
+    const hidden: WireClient = {
+      client_id: API_ID,
+      app_type: "non_interactive",
+      grant_types: ["client_credentials"],
+      token_endpoint_auth_method: "client_secret_post",
+      require_proof_of_possession: false,
+    };
+    const rules = (client: WireClient) =>
+      judgeClients([client], defaultRuleSettings(), undefined).map((f) => f.rule);
+    expect(rules(hidden)).toEqual(["tenant-sender-constrained-tokens"]);
+    expect(rules({ ...hidden, client_authentication_methods: null })).toEqual([
+      "tenant-sender-constrained-tokens",
+      "tenant-private-key-jwt",
+    ]);
+  });
+
+  it("judges the global client by the URL and grant rules, not by the client rules", () => {
+    const global: WireClient = {
+      client_id: "g1oba1g1oba1g1oba1g1oba1g1oba1Gg",
+      name: "All Applications",
+      global: true,
+      app_type: "regular_web",
+      callbacks: ["http://portal.example.com/cb"],
+      grant_types: ["authorization_code"],
+      token_endpoint_auth_method: "client_secret_basic",
+    };
+    expect(judgeClients([global], defaultRuleSettings(), undefined).map((f) => f.rule)).toEqual([
+      "tenant-url-plain-http",
+    ]);
   });
 
   it("finds what each rule of the pack finds, at its level, naming the client by name and id", () => {
@@ -322,6 +418,13 @@ describe("the policy config file", () => {
       ["tenant-ip-header-trusted", "advisory", {}],
       ["tenant-cross-origin-authentication", "advisory", {}],
       ["tenant-oidc-conformant", "disabled", {}],
+      ["tenant-sender-constrained-tokens", "advisory", {}],
+      ["tenant-pushed-authorization-requests", "advisory", {}],
+      ["tenant-signed-request-object", "advisory", {}],
+      ["tenant-private-key-jwt", "advisory", {}],
+      ["tenant-backchannel-logout", "advisory", {}],
+      ["tenant-initiate-login-uri", "advisory", {}],
+      ["tenant-compliance-profile", "mandatory", {}],
     ]);
   });
 
@@ -429,7 +532,7 @@ describe("the text report", () => {
     expect(renderText(audit([PORTAL, SPA, API]))).toBe(
       [
         'Audit of tenant "acme" (https://acme.tenants.example), read 2026-11-24T10:00:00.000Z',
-        "3 clients judged by 11 rules: 3 mandatory findings and 4 advisory findings, on 2 clients",
+        "3 clients judged by 18 rules: 3 mandatory findings and 4 advisory findings, on 2 clients",
         "",
         "  LEVEL      RULE                              FIELD                 VALUE                           WHY",
         PORTAL_NAME,
@@ -456,7 +559,7 @@ describe("the text report", () => {
     });
     expect(renderText(report)).toBe(
       'Audit of the tenant, from the seed tenant-seed.json, as stack "prod"\n' +
-        "1 client judged by 10 rules (turned off: tenant-oidc-conformant): no finding\n",
+        "1 client judged by 17 rules (turned off: tenant-oidc-conformant): no finding\n",
     );
   });
 });
@@ -495,6 +598,13 @@ describe("the JSON report", () => {
           "tenant-ip-header-trusted": 0,
           "tenant-cross-origin-authentication": 0,
           "tenant-oidc-conformant": 0,
+          "tenant-sender-constrained-tokens": 0,
+          "tenant-pushed-authorization-requests": 0,
+          "tenant-signed-request-object": 0,
+          "tenant-private-key-jwt": 0,
+          "tenant-backchannel-logout": 0,
+          "tenant-initiate-login-uri": 0,
+          "tenant-compliance-profile": 0,
         },
       },
       findings: 4,
@@ -548,9 +658,31 @@ describe("the SARIF log", () => {
           "No implicit and no password grant: RFC 9700 says they must not be used. RFC 9700 (the " +
           "OAuth 2.0 Security Best Current Practice): the implicit grant should not be used " +
           "(tokens in the URL, no sender constraint) and the resource owner password grant must " +
-          "not be used.",
+          "not be used. Specification: RFC 9700 (OAuth 2.0 Security Best Current Practice), " +
+          "https://www.rfc-editor.org/rfc/rfc9700",
       },
+      helpUri: "https://www.rfc-editor.org/rfc/rfc9700",
     });
+  });
+
+  it("links each client rule to the specification it rests on, and names it in the help", () => {
+    const { rules } = sarifLogOf(audit([]), TOOL).runs[0]?.tool.driver ?? { rules: [] };
+    const first = RULE_NAMES.indexOf("tenant-sender-constrained-tokens");
+    expect(rules.slice(first).map((rule) => [rule.id, rule.helpUri])).toEqual([
+      ["tenant-sender-constrained-tokens", "https://www.rfc-editor.org/rfc/rfc9449"],
+      ["tenant-pushed-authorization-requests", "https://www.rfc-editor.org/rfc/rfc9126"],
+      ["tenant-signed-request-object", "https://www.rfc-editor.org/rfc/rfc9101"],
+      ["tenant-private-key-jwt", "https://www.rfc-editor.org/rfc/rfc7523"],
+      ["tenant-backchannel-logout", "https://openid.net/specs/openid-connect-backchannel-1_0.html"],
+      [
+        "tenant-initiate-login-uri",
+        "https://openid.net/specs/openid-connect-core-1_0.html#ThirdPartyInitiatedLogin",
+      ],
+      ["tenant-compliance-profile", "https://openid.net/wg/fapi/specifications/"],
+    ]);
+    expect(rules[first]?.help.text).toMatch(
+      /RFC 9449.+ Specification: RFC 9449 \(DPoP\), https:\/\/www\.rfc-editor\.org\/rfc\/rfc9449$/,
+    );
   });
 
   it("has one result per finding, at its level, located at the client's URL and the field", () => {

@@ -25,9 +25,13 @@ function judge(
   config: RuleConfig = {},
   stack = "prod",
 ): string[] {
+  return judgeDeclared(rule, { resource: WEB, props, stack, config });
+}
+
+/** The messages `rule` gives for `declared`. */
+function judgeDeclared(rule: RuleName, declared: Declared): string[] {
   const found = TENANT_RULES.find((r) => r.name === rule);
   if (!found) throw new Error(`no rule ${rule}`);
-  const declared: Declared = { resource: WEB, props, stack, config };
   return found.judge(declared).map((v) => v.message);
 }
 
@@ -45,6 +49,13 @@ describe("the rules of the pack", () => {
       ["tenant-ip-header-trusted", "advisory"],
       ["tenant-cross-origin-authentication", "advisory"],
       ["tenant-oidc-conformant", "advisory"],
+      ["tenant-sender-constrained-tokens", "advisory"],
+      ["tenant-pushed-authorization-requests", "advisory"],
+      ["tenant-signed-request-object", "advisory"],
+      ["tenant-private-key-jwt", "advisory"],
+      ["tenant-backchannel-logout", "advisory"],
+      ["tenant-initiate-login-uri", "advisory"],
+      ["tenant-compliance-profile", "mandatory"],
     ]);
     expect(TENANT_RULES.map((r) => r.name)).toEqual([...RULE_NAMES]);
     for (const rule of TENANT_RULES) expect(rule.description).toMatch(/^[A-Z].+\.$/);
@@ -62,6 +73,14 @@ describe("the rules of the pack", () => {
       refreshToken: undefined,
       jwtConfiguration: undefined,
       oidcConformant: undefined,
+      appType: undefined,
+      tokenEndpointAuthMethod: undefined,
+      clientAuthenticationMethods: undefined,
+      requireProofOfPossession: undefined,
+      requirePushedAuthorizationRequests: undefined,
+      signedRequestObject: undefined,
+      oidcLogout: undefined,
+      complianceLevel: undefined,
     };
     for (const rule of RULE_NAMES) expect(judge(rule, unknown)).toEqual([]);
   });
@@ -305,5 +324,255 @@ describe("tenantPolicies", () => {
       "prod",
     );
     expect(stackOfUrn("not-a-urn")).toBe("");
+  });
+});
+
+/** A confidential regular web app with the code grant, none of the client rules' settings on. */
+const CONFIDENTIAL_WEB = {
+  appType: "regular_web",
+  tokenEndpointAuthMethod: "client_secret_post",
+  clientAuthenticationMethods: null,
+  grantTypes: ["authorization_code", "refresh_token"],
+  requireProofOfPossession: false,
+  requirePushedAuthorizationRequests: false,
+  signedRequestObject: {},
+};
+
+/** A single-page app with the code grant, public, with the same settings off. */
+const PUBLIC_SPA = { ...CONFIDENTIAL_WEB, appType: "spa", tokenEndpointAuthMethod: "none" };
+
+/** Private key JWT credentials, as `clientAuthenticationMethods` declares them. */
+const PKJ = { privateKeyJwt: { credentials: [{ id: "cred_1" }] } };
+
+/** mTLS credentials, as `clientAuthenticationMethods` declares them. */
+const MTLS = { selfSignedTlsClientAuth: { credentials: [{ id: "cred_2" }] } };
+
+describe("the sender-constrained tokens rule", () => {
+  it("advises requiring proof of possession on a client with token grants, naming them", () => {
+    expect(judge("tenant-sender-constrained-tokens", CONFIDENTIAL_WEB)).toEqual([
+      `${WEB}: requireProofOfPossession false leaves the tokens of authorization_code and refresh_token as bearer tokens that work for whoever steals them; set it to true to bind them to the client's key, by DPoP (RFC 9449) or mTLS (RFC 8705)`,
+    ]);
+  });
+
+  it("judges public clients too, which can use DPoP", () => {
+    expect(judge("tenant-sender-constrained-tokens", PUBLIC_SPA)).toHaveLength(1);
+  });
+
+  it("accepts a client that requires it, and one whose grants return no token", () => {
+    const required = { ...CONFIDENTIAL_WEB, requireProofOfPossession: true };
+    expect(judge("tenant-sender-constrained-tokens", required)).toEqual([]);
+    const ciba = { ...CONFIDENTIAL_WEB, grantTypes: ["urn:openid:params:grant-type:ciba"] };
+    expect(judge("tenant-sender-constrained-tokens", ciba)).toEqual([]);
+  });
+});
+
+describe("the pushed authorization requests rule", () => {
+  it("advises requiring PAR on a confidential client with the code grant", () => {
+    expect(judge("tenant-pushed-authorization-requests", CONFIDENTIAL_WEB)).toEqual([
+      `${WEB}: requirePushedAuthorizationRequests false lets the authorization request travel through the browser, where it can be read and changed; set it to true so the client pushes it to the tenant first (RFC 9126)`,
+    ]);
+  });
+
+  it("says nothing to a public client, which cannot authenticate the push", () => {
+    expect(judge("tenant-pushed-authorization-requests", PUBLIC_SPA)).toEqual([]);
+    const none = { ...CONFIDENTIAL_WEB, tokenEndpointAuthMethod: "none" };
+    expect(judge("tenant-pushed-authorization-requests", none)).toEqual([]);
+  });
+
+  it("takes a client with key credentials and no secret method for a confidential one", () => {
+    const keyOnly = { ...CONFIDENTIAL_WEB, tokenEndpointAuthMethod: "none" };
+    expect(
+      judge("tenant-pushed-authorization-requests", {
+        ...keyOnly,
+        clientAuthenticationMethods: PKJ,
+      }),
+    ).toHaveLength(1);
+  });
+
+  it("accepts a client that requires PAR, and judges nothing when confidentiality is not declared", () => {
+    const required = { ...CONFIDENTIAL_WEB, requirePushedAuthorizationRequests: true };
+    expect(judge("tenant-pushed-authorization-requests", required)).toEqual([]);
+    const { appType: _a, tokenEndpointAuthMethod: _t, ...unknownKind } = CONFIDENTIAL_WEB;
+    expect(judge("tenant-pushed-authorization-requests", unknownKind)).toEqual([]);
+  });
+});
+
+describe("the signed request object rule", () => {
+  it("advises requiring signed request objects on a confidential client with the code grant", () => {
+    expect(judge("tenant-signed-request-object", CONFIDENTIAL_WEB)).toEqual([
+      `${WEB}: signedRequestObject.required false lets authorization requests go unsigned, so nothing proves they come from the client unchanged; require request objects signed with the client's key (RFC 9101)`,
+    ]);
+  });
+
+  it("accepts signed request objects required with a key to verify them", () => {
+    const signed = {
+      ...CONFIDENTIAL_WEB,
+      signedRequestObject: { required: true, credentials: [{ id: "cred_3" }] },
+    };
+    expect(judge("tenant-signed-request-object", signed)).toEqual([]);
+  });
+
+  it("finds signed request objects required with no key, which no request can satisfy, on any client", () => {
+    const unsatisfiable = { signedRequestObject: { required: true } };
+    expect(judge("tenant-signed-request-object", { ...PUBLIC_SPA, ...unsatisfiable })).toEqual([
+      `${WEB}: signedRequestObject.credentials [] holds no key while signedRequestObject.required is true, so no request can be verified and every login fails; add the client's public key, or stop requiring signed requests (RFC 9101)`,
+    ]);
+  });
+
+  it("says nothing to a public client that does not require them", () => {
+    expect(judge("tenant-signed-request-object", PUBLIC_SPA)).toEqual([]);
+  });
+});
+
+describe("the private key JWT rule", () => {
+  it("advises private key JWT on a confidential client with a shared secret and bearer tokens", () => {
+    expect(judge("tenant-private-key-jwt", CONFIDENTIAL_WEB)).toEqual([
+      `${WEB}: tokenEndpointAuthMethod "client_secret_post" proves who the client is with a shared secret, which works for whoever copies it, and its tokens are not sender-constrained; add privateKeyJwt credentials to clientAuthenticationMethods (RFC 7523), or require proof of possession`,
+    ]);
+  });
+
+  it("accepts private key JWT or mTLS credentials, and sender-constrained tokens", () => {
+    for (const props of [
+      { ...CONFIDENTIAL_WEB, clientAuthenticationMethods: PKJ },
+      { ...CONFIDENTIAL_WEB, clientAuthenticationMethods: MTLS },
+      { ...CONFIDENTIAL_WEB, requireProofOfPossession: true },
+    ]) {
+      expect(judge("tenant-private-key-jwt", props)).toEqual([]);
+    }
+  });
+
+  it("says nothing to a public client, or when clientAuthenticationMethods is not declared", () => {
+    expect(judge("tenant-private-key-jwt", PUBLIC_SPA)).toEqual([]);
+    const { clientAuthenticationMethods: _m, ...undeclared } = CONFIDENTIAL_WEB;
+    expect(judge("tenant-private-key-jwt", undeclared)).toEqual([]);
+  });
+});
+
+describe("the back-channel logout rule", () => {
+  it("advises a back-channel logout URL on a regular web application", () => {
+    const props = { appType: "regular_web", oidcLogout: { backchannelLogoutUrls: [] } };
+    expect(judge("tenant-backchannel-logout", props)).toEqual([
+      `${WEB}: oidcLogout.backchannelLogoutUrls [] is empty on a regular web application, so a logout elsewhere leaves its own session open; add the URL where it ends sessions (OpenID Connect Back-Channel Logout 1.0)`,
+    ]);
+  });
+
+  it("accepts a URL in oidcLogout or in the deprecated oidcBackchannelLogout", () => {
+    const urls = ["https://app.example.com/backchannel-logout"];
+    for (const props of [
+      { appType: "regular_web", oidcLogout: { backchannelLogoutUrls: urls } },
+      {
+        appType: "regular_web",
+        oidcLogout: {},
+        oidcBackchannelLogout: { backchannel_logout_urls: urls },
+      },
+    ]) {
+      expect(judge("tenant-backchannel-logout", props)).toEqual([]);
+    }
+  });
+
+  it("says nothing to a single-page app, or when oidcLogout is not declared", () => {
+    expect(judge("tenant-backchannel-logout", { appType: "spa", oidcLogout: {} })).toEqual([]);
+    expect(judge("tenant-backchannel-logout", { appType: "regular_web" })).toEqual([]);
+  });
+});
+
+describe("the login URI rule", () => {
+  it("advises a login URI on a single-page app and a regular web application", () => {
+    expect(judge("tenant-initiate-login-uri", { appType: "spa", initiateLoginUri: "" })).toEqual([
+      `${WEB}: initiateLoginUri "" is empty on a single-page app, so a login that starts elsewhere (a bookmarked login page, a password reset) cannot be handed to it; set the https URL of its login route (OpenID Connect Core 1.0, section 4)`,
+    ]);
+    const web = { appType: "regular_web", initiateLoginUri: "" };
+    expect(judge("tenant-initiate-login-uri", web)).toHaveLength(1);
+  });
+
+  it("accepts a login URI, and says nothing to a machine-to-machine app", () => {
+    const set = { appType: "spa", initiateLoginUri: "https://app.example.com/login" };
+    expect(judge("tenant-initiate-login-uri", set)).toEqual([]);
+    const m2m = { appType: "non_interactive", initiateLoginUri: "" };
+    expect(judge("tenant-initiate-login-uri", m2m)).toEqual([]);
+  });
+});
+
+describe("the compliance profile rule", () => {
+  /** A client that meets every profile's common requirements, with `credentials`. */
+  const meeting = (complianceLevel: string, credentials: object) => ({
+    complianceLevel,
+    clientAuthenticationMethods: credentials,
+    requirePushedAuthorizationRequests: true,
+    requireProofOfPossession: true,
+  });
+
+  it("finds a FAPI 1 Advanced private key JWT client that does not require PAR, naming the profile", () => {
+    const props = {
+      ...meeting("fapi1_adv_pkj_par", PKJ),
+      requirePushedAuthorizationRequests: false,
+    };
+    expect(judge("tenant-compliance-profile", props)).toEqual([
+      `${WEB}: requirePushedAuthorizationRequests false breaks complianceLevel "fapi1_adv_pkj_par" (FAPI 1 Advanced with private key JWT and PAR), which requires pushed authorization requests (RFC 9126); set it to true`,
+    ]);
+  });
+
+  it("finds a FAPI 1 Advanced mTLS client without mTLS credentials", () => {
+    const props = meeting("fapi1_adv_mtls_par", PKJ);
+    expect(judge("tenant-compliance-profile", props)).toEqual([
+      `${WEB}: clientAuthenticationMethods {"privateKeyJwt":{"credentials":[{"id":"cred_1"}]}} breaks complianceLevel "fapi1_adv_mtls_par" (FAPI 1 Advanced with mTLS and PAR), which requires the client to authenticate with mTLS credentials (tlsClientAuth or selfSignedTlsClientAuth); add them`,
+    ]);
+  });
+
+  it("finds a FAPI 2 private key JWT client with no credentials and no sender constraint", () => {
+    const props = {
+      ...meeting("fapi2_sp_pkj_mtls", {}),
+      clientAuthenticationMethods: null,
+      requireProofOfPossession: false,
+    };
+    expect(judge("tenant-compliance-profile", props)).toEqual([
+      `${WEB}: clientAuthenticationMethods null breaks complianceLevel "fapi2_sp_pkj_mtls" (FAPI 2 Security Profile with private key JWT and mTLS-bound tokens), which requires the client to authenticate with private key JWT credentials (privateKeyJwt); add them`,
+      `${WEB}: requireProofOfPossession false breaks complianceLevel "fapi2_sp_pkj_mtls" (FAPI 2 Security Profile with private key JWT and mTLS-bound tokens), which requires sender-constrained tokens (RFC 8705, RFC 9449); set it to true`,
+    ]);
+  });
+
+  it("finds a FAPI 2 mTLS client that does not require sender-constrained tokens", () => {
+    const props = { ...meeting("fapi2_sp_mtls_mtls", MTLS), requireProofOfPossession: false };
+    expect(judge("tenant-compliance-profile", props)).toEqual([
+      `${WEB}: requireProofOfPossession false breaks complianceLevel "fapi2_sp_mtls_mtls" (FAPI 2 Security Profile with mTLS), which requires sender-constrained tokens (RFC 8705, RFC 9449); set it to true`,
+    ]);
+  });
+
+  it("accepts a client that meets its profile, for every profile", () => {
+    for (const [level, credentials] of [
+      ["fapi1_adv_pkj_par", PKJ],
+      ["fapi1_adv_mtls_par", MTLS],
+      ["fapi2_sp_pkj_mtls", PKJ],
+      ["fapi2_sp_mtls_mtls", MTLS],
+    ] as const) {
+      expect(judge("tenant-compliance-profile", meeting(level, credentials))).toEqual([]);
+    }
+  });
+
+  it("says nothing to a client that names no profile, or a setting it does not declare", () => {
+    const broken = { requirePushedAuthorizationRequests: false, requireProofOfPossession: false };
+    for (const complianceLevel of ["none", null, undefined]) {
+      expect(judge("tenant-compliance-profile", { ...broken, complianceLevel })).toEqual([]);
+    }
+    expect(judge("tenant-compliance-profile", { complianceLevel: "fapi1_adv_pkj_par" })).toEqual(
+      [],
+    );
+  });
+});
+
+describe("the client rules on the tenant's global client", () => {
+  it("say nothing, as auth0-checkmate says nothing, where another client gets findings", () => {
+    const props = {
+      ...CONFIDENTIAL_WEB,
+      initiateLoginUri: "",
+      oidcLogout: {},
+      complianceLevel: "fapi1_adv_pkj_par",
+    };
+    const declared = { resource: WEB, props, stack: "prod", config: {} };
+    const clientRules = RULE_NAMES.slice(RULE_NAMES.indexOf("tenant-sender-constrained-tokens"));
+    for (const rule of clientRules) {
+      expect(judgeDeclared(rule, { ...declared, global: true })).toEqual([]);
+      expect(judgeDeclared(rule, declared)).not.toEqual([]);
+    }
   });
 });

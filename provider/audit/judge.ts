@@ -11,6 +11,7 @@
 import type { WireClient } from "../api/client-read-policy.js";
 import { wireFieldsToRead } from "../generate/fields.js";
 import { selectClients } from "../generate/selection.js";
+import { UNSET_ON_THE_TENANT } from "../policy/client-facts.js";
 import { type RuleName, TENANT_RULES } from "../policy/rules.js";
 import {
   CLIENT_SETTINGS_FIELDS,
@@ -31,10 +32,13 @@ export const JUDGED_FIELDS: readonly ClientSettingsField[] = CLIENT_SETTINGS_FIE
   (field) => TENANT_RULES.some((rule) => rule.fields.includes(field)),
 );
 
-/** Each judged field with its wire name, worked out once rather than once per client. */
-const JUDGED_WIRE_NAMES: readonly (readonly [ClientSettingsField, string])[] = JUDGED_FIELDS.map(
-  (field) => [field, wireName(field)],
-);
+/**
+ * Each judged field with its wire name and what the client holds when the tenant's answer leaves
+ * the field out (`UNSET_ON_THE_TENANT`, if the field has such a value), worked out once rather
+ * than once per client.
+ */
+const JUDGED_WIRE_NAMES: readonly (readonly [ClientSettingsField, string, unknown])[] =
+  JUDGED_FIELDS.map((field) => [field, wireName(field), UNSET_ON_THE_TENANT[field]]);
 
 /**
  * The wire fields a live audit asks the client list for: those of {@link JUDGED_FIELDS}, the ones
@@ -77,15 +81,19 @@ export function describeClient(clientId: string, name: string | undefined): stri
 /**
  * The inputs a program adopting `client` would declare for the judged fields: each field the
  * tenant answered, renamed from the wire by the schema. Unlike `generate`, a value a program could
- * not declare (one `check` refuses) is kept: the audit judges what the tenant holds.
+ * not declare (one `check` refuses) is kept, and a field the tenant leaves out because nothing is
+ * set there holds what the platform means by that (`UNSET_ON_THE_TENANT`: no login URI, PAR not
+ * required, ...): the audit judges what the tenant holds, where a preview judges only what a
+ * program declares.
  *
  * @internal
  */
 export function declaredOf(client: WireClient): Record<string, unknown> {
   const props: Record<string, unknown> = {};
-  for (const [field, name] of JUDGED_WIRE_NAMES) {
+  for (const [field, name, unset] of JUDGED_WIRE_NAMES) {
     const wire = client[name];
     if (wire !== undefined) props[field] = fieldFromWire(field, wire);
+    else if (unset !== undefined) props[field] = unset;
   }
   return props;
 }
@@ -115,8 +123,9 @@ export function judgeClients(
     const clientName = clientNameOf(client);
     const resource = describeClient(client.client_id, clientName);
     const props = declaredOf(client);
+    const global = client.global === true;
     for (const { rule, level, config } of on) {
-      for (const violation of rule.judge({ resource, props, stack: stack ?? "", config })) {
+      for (const violation of rule.judge({ resource, props, stack: stack ?? "", config, global })) {
         findings.push({
           rule: rule.name,
           level,

@@ -14,6 +14,7 @@
  */
 
 import { createHash } from "node:crypto";
+import type { TenantRule } from "../policy/rules.js";
 import type { Finding } from "./judge.js";
 import type { FindingLevel, RuleLevel } from "./policy-config.js";
 import type { AuditReport } from "./report.js";
@@ -42,6 +43,18 @@ export interface SarifTool {
 /** A rule's default configuration in the log: its level, or not enabled. */
 function configurationOf(level: RuleLevel): { enabled: false } | { level: "error" | "warning" } {
   return level === "disabled" ? { enabled: false } : { level: SARIF_LEVEL[level] };
+}
+
+/**
+ * A rule's help in the log: its description, why it exists and has its level, and the
+ * specification it rests on with its address, which `helpUri` carries too.
+ */
+function helpOf(rule: TenantRule): string {
+  const text = `${rule.description} ${rule.help}`;
+  const { reference } = rule;
+  return reference === undefined
+    ? text
+    : `${text} Specification: ${reference.title}, ${reference.url}`;
 }
 
 /**
@@ -88,7 +101,8 @@ export function sarifLogOf(report: AuditReport, tool: SarifTool) {
               id: rule.name,
               shortDescription: { text: rule.description },
               fullDescription: { text: rule.help },
-              help: { text: `${rule.description} ${rule.help}` },
+              help: { text: helpOf(rule) },
+              ...(rule.reference === undefined ? {} : { helpUri: rule.reference.url }),
               defaultConfiguration: configurationOf(level),
               properties: { tags: ["security"], enforcementLevel: level },
             })),

@@ -11,6 +11,8 @@
  */
 
 import type { ClientSettingsField } from "../schema/index.js";
+import { CLIENT_RULES } from "./client-rules.js";
+import { COMPLIANCE_RULE } from "./compliance.js";
 import {
   declaredGrants,
   flagRule,
@@ -34,6 +36,13 @@ export const RULE_NAMES = [
   "tenant-ip-header-trusted",
   "tenant-cross-origin-authentication",
   "tenant-oidc-conformant",
+  "tenant-sender-constrained-tokens",
+  "tenant-pushed-authorization-requests",
+  "tenant-signed-request-object",
+  "tenant-private-key-jwt",
+  "tenant-backchannel-logout",
+  "tenant-initiate-login-uri",
+  "tenant-compliance-profile",
 ] as const;
 
 /** One of {@link RULE_NAMES}. */
@@ -60,6 +69,12 @@ export interface Declared {
   readonly stack: string;
   /** The rule's config; empty when the team gave none. */
   readonly config: RuleConfig;
+  /**
+   * Whether the client is the tenant's global client (the legacy all-applications client): known
+   * to an audit from the tenant's answer, never at preview, where a program names a client by its
+   * id only. The client rules skip it, as auth0-checkmate does (docs/policy.md).
+   */
+  readonly global?: boolean;
 }
 
 /** One thing a rule found: the field (with its index in a list), its value, and the sentence. */
@@ -82,6 +97,11 @@ export interface TenantRule {
    * rules"): the help a report shows next to a finding, e.g. a code-scanning dashboard's.
    */
   readonly help: string;
+  /**
+   * The specification the rule rests on, which its help names too: a report links to it (the
+   * SARIF log's `helpUri`). Rules that rest on the platform's own advice have none.
+   */
+  readonly reference?: { readonly title: string; readonly url: string };
   /** The level a pack takes unless its config says otherwise. */
   readonly enforcementLevel: "mandatory" | "advisory";
   /** The config members it reads, if any. */
@@ -150,6 +170,10 @@ export const TENANT_RULES: readonly TenantRule[] = [
     name: "tenant-grant-type-forbidden",
     description: "No implicit and no password grant: RFC 9700 says they must not be used.",
     help: "RFC 9700 (the OAuth 2.0 Security Best Current Practice): the implicit grant should not be used (tokens in the URL, no sender constraint) and the resource owner password grant must not be used.",
+    reference: {
+      title: "RFC 9700 (OAuth 2.0 Security Best Current Practice)",
+      url: "https://www.rfc-editor.org/rfc/rfc9700",
+    },
     fields: ["grantTypes"],
     enforcementLevel: "mandatory",
     config: [],
@@ -283,4 +307,6 @@ export const TENANT_RULES: readonly TenantRule[] = [
     false,
     "keeps legacy flows that OIDC conformance turns off; set it to true",
   ),
+  ...CLIENT_RULES,
+  COMPLIANCE_RULE,
 ];
