@@ -2,7 +2,7 @@
  * examples/go, a Go program on the Go SDK that Pulumi's code generator makes from the plugin's
  * schema, run by its driver through the Automation API as an inline program (no Go language host:
  * the real pulumi CLI talks to the program's own process), against a local tenant, with the plugin
- * installed from a tarball (docs/plugin.md, "What is proven here"). Built and run offline: every
+ * installed from its release tarball (docs/plugin.md, "What is proven here"). Built and run offline: every
  * Go module comes from the cache that `npm ci` filled.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -11,19 +11,20 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { budget } from "./support/budgets.js";
-import { undoAfterEach, usePackedPlugin, writesTo } from "./support/e2e.js";
+import { undoAfterEach, writesTo } from "./support/e2e.js";
 import { buildGoExample, type GoExampleBinary } from "./support/go-example.js";
 import { type GoStack, startGoStack } from "./support/go-stack.js";
 import { REPO_ROOT } from "./support/installed-package.js";
+import { selfContainedPlugin } from "./support/plugin-executable.js";
 import { generateSdks } from "./support/sdk-gen.js";
 
 /**
- * The plugin the engine runs for the Go program: the tarball of the packed package (a launcher
- * that needs Node.js 22, which the harness then puts on PATH). The one line to change for another
- * form of the plugin: `const plugin = () => selfContainedPlugin();` (plugin-executable.ts) runs
- * the self-contained executable, with no `node` on PATH.
+ * The plugin the engine runs for the Go program: the self-contained executable for this platform
+ * (linux-amd64), as a Go user's deploy machine gets it, with no `node` on PATH at all. The one line
+ * to change for the launcher of the packed package (which needs Node.js 22, then put on PATH):
+ * `const plugin = usePackedPlugin();` (e2e.ts).
  */
-const plugin = usePackedPlugin();
+const plugin = () => selfContainedPlugin();
 
 const SCHEMA = join(REPO_ROOT, "dist", "provider", "plugin", "schema.json");
 /** The generator, rebuilt here only when its sources changed since `npm ci` (sdk-gen.test.ts). */
