@@ -104,6 +104,30 @@ describe("pulumi preview --policy-pack examples/policy-pack", {
     expect(requests(stack)).toEqual({});
   });
 
+  it("fails a program whose client breaks the compliance profile it names, naming the profile and the setting", async () => {
+    const stack = await declaring({
+      bank: {
+        clientId: PORTAL,
+        complianceLevel: "fapi1_adv_pkj_par",
+        clientAuthenticationMethods: { privateKeyJwt: { credentials: [{ id: "cred_bank" }] } },
+        requirePushedAuthorizationRequests: false,
+        requireProofOfPossession: true,
+      },
+    });
+
+    const preview = await previewWithPack(stack);
+
+    expect(preview.ok, preview.output).toBe(false);
+    expect(violations(preview)).toEqual([
+      [
+        "mandatory",
+        "tenant-compliance-profile",
+        'ClientSettings "bank": requirePushedAuthorizationRequests false breaks complianceLevel "fapi1_adv_pkj_par" (FAPI 1 Advanced with private key JWT and PAR), which requires pushed authorization requests (RFC 9126); set it to true',
+      ],
+    ]);
+    expect(requests(stack)).toEqual({});
+  });
+
   it("prints advisory violations and lets the preview pass", async () => {
     const stack = await declaring({
       web: {
@@ -136,6 +160,14 @@ describe("pulumi preview --policy-pack examples/policy-pack", {
         grantTypes: ["authorization_code", "refresh_token"],
         oidcConformant: true,
         refreshToken: { rotationType: "rotating", expirationType: "expiring" },
+        appType: "regular_web",
+        initiateLoginUri: "https://portal.example.com/login",
+        oidcLogout: { backchannelLogoutUrls: ["https://portal.example.com/backchannel-logout"] },
+        clientAuthenticationMethods: { privateKeyJwt: { credentials: [{ id: "cred_portal" }] } },
+        requirePushedAuthorizationRequests: true,
+        requireProofOfPossession: true,
+        signedRequestObject: { required: true, credentials: [{ id: "cred_portal" }] },
+        complianceLevel: "fapi2_sp_pkj_mtls",
       },
     });
 
@@ -187,13 +219,17 @@ describe("an audit of the local tenant: generate, then preview with the pack", {
 const AUDIT_FIELDS =
   "name,callbacks,allowedLogoutUrls,allowedOrigins,webOrigins,initiateLoginUri,grantTypes,appType," +
   "tokenEndpointAuthMethod,oidcConformant,crossOriginAuthentication,isTokenEndpointIpHeaderTrusted," +
-  "jwtConfiguration,refreshToken";
+  "jwtConfiguration,refreshToken,oidcLogout,oidcBackchannelLogout,clientAuthenticationMethods," +
+  "requirePushedAuthorizationRequests,requireProofOfPossession,signedRequestObject,complianceLevel";
 
 /**
  * What the default seed's clients break (provider/local-tenant/seed.ts): the customer portal allows the
  * implicit grant, has a loopback callback and is not OIDC conformant; the dashboard SPA allows
  * cross-origin authentication; three clients keep the platform's default refresh token, which
- * neither rotates nor expires.
+ * neither rotates nor expires; four ask for bearer tokens, and the two confidential web apps do
+ * not require PAR. Their key credentials and what they leave unset are not declared (read-only
+ * credentials do not see the former, `generate` writes nothing for the latter), so the rules that
+ * need them say nothing here, where `pulumi-tenant audit` judges what is unset.
  */
 const AUDIT_OF_THE_SEED: [string, string, string][] = [
   [
@@ -206,6 +242,11 @@ const AUDIT_OF_THE_SEED: [string, string, string][] = [
     "tenant-oidc-conformant",
     'ClientSettings "customer-portal": oidcConformant false keeps legacy flows that OIDC conformance turns off; set it to true',
   ],
+  ...["customer-portal", "partner-integration"].map((name): [string, string, string] => [
+    "advisory",
+    "tenant-pushed-authorization-requests",
+    `ClientSettings "${name}": requirePushedAuthorizationRequests false lets the authorization request travel through the browser, where it can be read and changed; set it to true so the client pushes it to the tenant first (RFC 9126)`,
+  ]),
   ...["customer-portal", "partner-integration", "tenant-api-admin-seeded"].map(
     (name): [string, string, string] => [
       "advisory",
@@ -213,6 +254,16 @@ const AUDIT_OF_THE_SEED: [string, string, string][] = [
       `ClientSettings "${name}": refreshToken {"rotationType":"non-rotating","expirationType":"non-expiring"} neither rotates nor expires, so a stolen one works forever; rotate it or let it expire`,
     ],
   ),
+  ...[
+    ["customer-portal", "authorization_code and refresh_token"],
+    ["dashboard-spa", "authorization_code and refresh_token"],
+    ["partner-integration", "authorization_code and refresh_token"],
+    ["tenant-api-admin-seeded", "client_credentials"],
+  ].map(([name, grants]): [string, string, string] => [
+    "advisory",
+    "tenant-sender-constrained-tokens",
+    `ClientSettings "${name}": requireProofOfPossession false leaves the tokens of ${grants} as bearer tokens that work for whoever steals them; set it to true to bind them to the client's key, by DPoP (RFC 9449) or mTLS (RFC 8705)`,
+  ]),
   [
     "advisory",
     "tenant-url-loopback",
