@@ -451,6 +451,26 @@ describe("the policy config file", () => {
     ]);
   });
 
+  it("sets the client rules' levels as any other's: one off, the compliance profile advisory", () => {
+    const bare: WireClient = {
+      client_id: API_ID,
+      grant_types: ["client_credentials"],
+      require_proof_of_possession: false,
+      require_pushed_authorization_requests: false,
+      compliance_level: "fapi2_sp_mtls_mtls",
+    };
+    const settings = configured({
+      "tenant-sender-constrained-tokens": "disabled",
+      "tenant-compliance-profile": { enforcementLevel: "advisory" },
+    });
+    expect(
+      judgeClients([bare], settings, undefined).map((f) => [f.rule, f.level, f.field]),
+    ).toEqual([
+      ["tenant-compliance-profile", "advisory", "requirePushedAuthorizationRequests"],
+      ["tenant-compliance-profile", "advisory", "requireProofOfPossession"],
+    ]);
+  });
+
   it("allows the hosts of allowedHosts, and loopback in the stack --stack names", () => {
     const settings = configured({
       "tenant-url-plain-http": { allowedHosts: ["portal.example.com"] },

@@ -1,6 +1,8 @@
 /**
- * The tenant's security rules, each a pure function of what one ClientSettings declares. Why each
- * rule exists and why it is mandatory or advisory: docs/policy.md.
+ * The tenant's security rules, each a pure function of what one ClientSettings declares: the URL,
+ * grant, token and flag rules here, the client rules in `client-rules.ts` and the compliance
+ * profile in `compliance.ts`, in one list. Why each rule exists and why it is mandatory or
+ * advisory: docs/policy.md.
  *
  * A rule judges only what the program declares: a ClientSettings owns some fields of a client, and
  * a field it does not declare is not its business (the platform's value stays whatever it is). A
