@@ -1,9 +1,10 @@
 /**
  * The benchmarks' plugin face: a Pulumi YAML program run by the real `pulumi` CLI with Pulumi's
- * YAML language host, the provider plugin installed into the stack's own `PULUMI_HOME` from the
- * tarball that the packed package writes (`pulumi plugin install resource tenant VERSION --file
- * TARBALL`, as test/support/plugin.ts does for the tests and docs/plugin.md tells users), and the
- * tenant's credentials in the stack config, where the plugin reads them.
+ * YAML language host, the provider plugin installed into the stack's own `PULUMI_HOME` from a
+ * tarball (`pulumi plugin install resource tenant VERSION --file TARBALL`, as test/support/plugin.ts
+ * does for the tests and docs/plugin.md tells users): the self-contained executable's release
+ * tarball, or the one the packed package writes; and the tenant's credentials in the stack config,
+ * where the plugin reads them.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -44,7 +45,7 @@ export async function pluginStack(
   api: TenantApi,
   stack: string,
   program: string,
-  tarball: PluginTarball,
+  tarball: Pick<PluginTarball, "path" | "version">,
 ): Promise<PulumiProject> {
   const dir = await mkdtemp(join(tmpdir(), "tenant-bench-yaml-"));
   let project: PulumiProject;

@@ -13,8 +13,9 @@
  *   3. up changing one field on all 200
  *   4. refresh with 10 clients changed out of band (must find exactly those 10)
  *   5. destroy (restores every prior value)
- * and through the provider plugin (the tarball the packed package writes, installed with `pulumi
- * plugin install`, docs/plugin.md), from a Pulumi YAML program declaring the same 200 clients
+ * and through the provider plugin (its self-contained linux-amd64 executable, as the release builds
+ * it, installed from its release tarball with `pulumi plugin install`, docs/plugin.md), from a
+ * Pulumi YAML program declaring the same 200 clients
  * (test/bench/plugin-stack.ts), at the CLI's default --parallel, on a tenant of its own seeded
  * alike: 1 (up creating 200) and 2 (a preview with nothing changed). BENCH_FACES=plugin (or
  * dynamic) runs one face.
@@ -45,7 +46,7 @@ import { join, resolve } from "node:path";
 import { pageCountOf } from "../../provider/api/client-read-policy.js";
 import { startTenantApi, type TenantApi } from "../../provider/local-tenant/index.js";
 import { newClientId, type SeedClient } from "../../provider/local-tenant/seed.js";
-import { type PluginTarball, pluginTarballOf } from "../support/plugin.js";
+import { selfContainedPlugin } from "../support/plugin-executable.js";
 import type { PulumiCommand, PulumiProject } from "../support/pulumi.js";
 import {
   cell,
@@ -179,7 +180,7 @@ async function main(): Promise<void> {
   const extras: Extras[] = [];
   try {
     // The plugin path first, so that it runs next to the dynamic path at the default --parallel.
-    if (FACES.has("plugin")) all.push(...(await runPluginPath(program)));
+    if (FACES.has("plugin")) all.push(...(await runPluginPath()));
     if (FACES.has("dynamic")) {
       for (const parallel of PARALLEL) {
         const { figures, extra } = await runSequence(program, parallel);
@@ -226,11 +227,12 @@ async function startBenchTenant(seeded: SeedClient[]): Promise<{
 
 /**
  * Scenarios 1 and 2 through the provider plugin: a YAML program declaring what the TypeScript
- * program declares, the plugin installed from the tarball of the installed package, the CLI's
- * default --parallel.
+ * program declares, the plugin's self-contained executable installed from its release tarball, as
+ * a YAML user's deploy machine gets it, the CLI's default --parallel.
  */
-async function runPluginPath(program: BenchProgram): Promise<Figures[]> {
-  const tarball: PluginTarball = await pluginTarballOf(program.projectDir);
+async function runPluginPath(): Promise<Figures[]> {
+  const executable = await selfContainedPlugin();
+  const tarball = { path: executable.tarball, version: executable.version };
   const seeded = seedClients();
   const { api, requests } = await startBenchTenant(seeded);
   const figures: Figures[] = [];
@@ -266,7 +268,6 @@ async function runPluginPath(program: BenchProgram): Promise<Figures[]> {
     return figures;
   } finally {
     await api.stop();
-    await tarball.remove();
   }
 }
 

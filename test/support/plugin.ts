@@ -74,8 +74,14 @@ export async function pluginTarballOf(projectDir: string): Promise<PluginTarball
   }
 }
 
-/** `pulumi plugin install resource tenant VERSION --file TARBALL` into the project's PULUMI_HOME. */
-export async function installPlugin(project: PulumiProject, tarball: PluginTarball): Promise<void> {
+/**
+ * `pulumi plugin install resource tenant VERSION --file TARBALL` into the project's PULUMI_HOME:
+ * the packed package's tarball, or a self-contained executable's release tarball.
+ */
+export async function installPlugin(
+  project: PulumiProject,
+  tarball: Pick<PluginTarball, "path" | "version">,
+): Promise<void> {
   await project.cliCommand([
     "plugin",
     "install",
