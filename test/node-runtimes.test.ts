@@ -60,11 +60,11 @@ describe("the Node.js lines the tests run", () => {
     expect(() => findNodeRuntime(26, { PATH: "" }, "/nowhere/bin/node")).toThrow(
       noNodeMessage(26, process.platform, process.arch),
     );
-    expect(noNodeMessage(26, "darwin", "arm64")).toBe(
-      "no Node.js 26 here: `npm ci` installs it from the npm registry on linux-x64, linux-arm64 " +
-        "and darwin-x64 (test/node-runtimes/package.json), and the registry has no package of " +
-        "it for darwin-arm64; set PULUMI_TENANT_NODE_26 to a Node.js 26 executable, or put one " +
-        "first on PATH as `node`.",
+    expect(noNodeMessage(22, "darwin", "arm64")).toBe(
+      "no Node.js 22 here: `npm ci` installs it from the npm registry on linux-x64, linux-arm64 " +
+        "and darwin-x64, and 26 on darwin-arm64 too (test/node-runtimes/package.json), and the " +
+        "registry has no package of it for darwin-arm64; set PULUMI_TENANT_NODE_22 to a Node.js " +
+        "22 executable, or put one first on PATH as `node`.",
     );
   });
 

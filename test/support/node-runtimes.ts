@@ -47,7 +47,7 @@ export const runtimePackage = (
 export function noNodeMessage(line: NodeLine, platform: string, arch: string): string {
   return (
     `no Node.js ${line} here: \`npm ci\` installs it from the npm registry on linux-x64, ` +
-    `linux-arm64 and darwin-x64 (test/node-runtimes/package.json), and the registry has no ` +
+    `linux-arm64 and darwin-x64, and 26 on darwin-arm64 too (test/node-runtimes/package.json), and the registry has no ` +
     `package of it for ${platform}-${arch}; set ${nodeVariable(line)} to a Node.js ${line} ` +
     `executable, or put one first on PATH as \`node\`.`
   );
