@@ -2,7 +2,9 @@
  * `npm run demo`: the main job, end to end, with the real `pulumi` CLI (docs/pulumi-cli.md).
  * Starts the local tenant API and takes the example program in examples/tenant through preview,
  * up, a second preview, a change made out of band, refresh (the drift shows), up (the drift is
- * repaired) and destroy (the tenant is put back). Each step prints the `pulumi` command as a user
+ * repaired) and destroy (the tenant is put back). The change out of band is made through the
+ * local tenant's console, as a person's Save on its page would (docs/local-tenant.md, "The
+ * console"), whose address the demo prints first. Each step prints the `pulumi` command as a user
  * types it, then the CLI's own output; the demo's checks follow. Exits non-zero if any step does
  * not do what it should.
  *
@@ -59,6 +61,10 @@ async function main(): Promise<void> {
   let project: PulumiProject | undefined;
   try {
     say(`Local tenant API at ${api.domain}; program ${PROGRAM}`);
+    process.stdout.write(
+      `   watch each step in a browser: ${api.consoleUrl}\n` +
+        "   (the tenant's clients, the calls of each pulumi command as they come, the drift below)\n",
+    );
     process.stdout.write("   a new project and stack, with a local state backend:\n");
     project = await PulumiProject.create({ program: PROGRAM, stack: STACK, config });
     const made = project;
@@ -125,10 +131,18 @@ async function main(): Promise<void> {
     });
     check(!again.changes && api.stats().api === 0, "no change and no API call");
 
-    say("Someone edits the portal's callbacks in the dashboard");
-    const portal = api.store.getClient(PORTAL);
-    if (!portal) throw new Error("demo: the portal client is missing from the seed");
-    api.store.putClient({ ...portal, callbacks: ["https://attacker.example/callback"] });
+    say("Someone edits the portal's callbacks in the dashboard (the console's Save)");
+    const edit = { callbacks: ["https://attacker.example/callback"] };
+    const editUrl = `${api.consoleUrl}/clients/${PORTAL}`;
+    shell(
+      `curl -X PATCH ${editUrl} -H 'content-type: application/json' -d '${JSON.stringify(edit)}'`,
+    );
+    const answer = await fetch(editUrl, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(edit),
+    });
+    check(answer.status === 200, `the console's edit was accepted (${answer.status})`);
     process.stdout.write("   callbacks = https://attacker.example/callback\n");
 
     const refreshed = await step("refresh: the drift shows", "refresh", { args: ["--diff"] });

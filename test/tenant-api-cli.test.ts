@@ -131,6 +131,7 @@ describe("pulumi-tenant local-tenant (npm run tenant-api)", () => {
       tokenUrl: `${line.domain}/oauth/token`,
       audience: `${line.domain}/api/v2/`,
       statsUrl: `${line.domain}/__tenant-api/stats`,
+      consoleUrl: `${line.domain}/__tenant-api/console`,
       clientId: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
       clientSecret: expect.any(String),
       scopes: expect.arrayContaining(["update:clients", "delete:event_streams"]),

@@ -26,6 +26,9 @@ import { ApiError, defaultErrorCode, OAuthError, reasonPhrase } from "./errors.j
 import { isServedPath, registerManagementRoutes } from "./management-routes.js";
 import { registerOAuthRoutes } from "./oauth-routes.js";
 
+/** When each request arrived (`performance.now()`), kept only while a console page is open. */
+const arrivedAt = new WeakMap<FastifyRequest, number>();
+
 /** What `onRequest` was told of each request, so that `onAnswer` tells of the same object. */
 const toldOf = new WeakMap<FastifyRequest, TenantApiRequest>();
 
@@ -42,10 +45,11 @@ function logRequest(
   context: ServerContext,
   request: FastifyRequest,
   status: number | "dropped",
-  ms: number,
   caller: "program" | "console" = "program",
 ): void {
   if (!context.monitor.active) return;
+  const arrived = arrivedAt.get(request);
+  const ms = arrived === undefined ? 0 : performance.now() - arrived;
   context.monitor.request({
     method: request.method,
     path: pathOf(request.url),
@@ -145,6 +149,7 @@ async function beforeRoute(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply | undefined> {
+  if (context.monitor.active) arrivedAt.set(request, performance.now());
   const area = areaOf(request.url);
   if (area === "control") {
     // The console answers wherever the server listens; its edits check their caller themselves.
@@ -165,7 +170,7 @@ async function beforeRoute(
   if (plan.latencyMs > 0) await delay(plan.latencyMs);
   if (plan.drop) {
     context.stats.record(request.method, routeOf(request), "dropped");
-    logRequest(context, request, "dropped", 0);
+    logRequest(context, request, "dropped");
     reply.hijack();
     request.raw.socket.destroy();
     return reply;
@@ -268,9 +273,9 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
       context.stats.record(request.method, routeOf(request), reply.statusCode);
       const told = toldOf.get(request);
       if (told !== undefined) context.onAnswer?.(told, reply.statusCode);
-      logRequest(context, request, reply.statusCode, reply.elapsedTime);
+      logRequest(context, request, reply.statusCode);
     } else if (isConsoleEdit(request.method, pathOf(request.url))) {
-      logRequest(context, request, reply.statusCode, reply.elapsedTime, "console");
+      logRequest(context, request, reply.statusCode, "console");
     }
     return payload;
   });

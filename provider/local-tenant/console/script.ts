@@ -53,7 +53,10 @@ export const CONSOLE_SCRIPT = String.raw`"use strict";
         var li = el("li", { "data-id": c.client_id }, c.name || "(no name)");
         if (c.client_id === state.selected) li.className = "selected";
         li.appendChild(el("small", {}, c.client_id + " · " + c.app_type));
-        li.addEventListener("click", function () { showClient(c.client_id, true); });
+        li.addEventListener("click", function () {
+          $("client-result").textContent = "";
+          showClient(c.client_id, true);
+        });
         list.appendChild(li);
       });
       $("client-count").textContent = data.clients.length < data.total
@@ -82,7 +85,6 @@ export const CONSOLE_SCRIPT = String.raw`"use strict";
       var form = $("client-form");
       form.hidden = false;
       if (fresh || !form.contains(document.activeElement)) fillForm(data.client);
-      if (fresh) $("client-result").textContent = "";
     });
   }
   $("client-search").addEventListener("input", loadClients);

@@ -1,0 +1,175 @@
+/**
+ * The local tenant's console (docs/local-tenant.md, "The console") in a real browser, headless
+ * Chromium from npm (test/support/browser.ts), beside the tenant example run by the real `pulumi`
+ * CLI: the page loads and lists the seeded clients, shows one, shows a program's calls while its
+ * `up` runs, and an edit saved on it is drift that `pulumi refresh` reports. The last test writes
+ * docs/console.png, the README's picture of the console, so that it never goes stale.
+ */
+
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clientAsAnswered } from "../provider/local-tenant/clients.js";
+import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
+import type { TenantApiOptions } from "../provider/local-tenant/server.js";
+import { BROWSER_BOUNDS_MS, launchBrowser, type TestBrowser } from "./support/browser.js";
+import { budget, SLACK_MS } from "./support/budgets.js";
+import {
+  example,
+  type Stack,
+  startStack,
+  tenantExampleConfig,
+  undoAfterEach,
+} from "./support/e2e.js";
+import { callApi, fetchToken } from "./support/test-client.js";
+
+const PORTAL = DEFAULT_SEED_IDS.regularWeb;
+/** The README's picture of the console, written by the last test. */
+const SCREENSHOT = resolve(__dirname, "..", "docs", "console.png");
+/**
+ * A tenant whose bucket a person can watch: 2 requests a second, a bucket of 4 (the provider keeps
+ * 1 of it), and another caller reading every 2 s, so that the `up` is paced over a few seconds.
+ */
+const WATCHED: TenantApiOptions = {
+  rateLimit: { rate: 2, burst: 4 },
+  backgroundLoad: { rate: 0.5 },
+};
+
+type Page = Awaited<ReturnType<TestBrowser["page"]>>;
+
+let browser: TestBrowser | undefined;
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, BROWSER_BOUNDS_MS.launch + SLACK_MS);
+afterAll(async () => {
+  await browser?.close();
+});
+const undo = undoAfterEach();
+
+/** A stack of the tenant example against a fresh local tenant, and its console open in a page. */
+async function watched(options: TenantApiOptions = WATCHED): Promise<{ s: Stack; page: Page }> {
+  if (browser === undefined) throw new Error("the browser is launched before the first test");
+  const s = await startStack(example("tenant"), tenantExampleConfig(), options);
+  undo(() => s.stop());
+  const page = await browser.page();
+  undo(() => page.close());
+  await page.goto(s.api.domain + "/__tenant-api/console");
+  await page.waitForSelector(`#client-list li[data-id="${PORTAL}"]`);
+  return { s, page };
+}
+
+/** Waits until the text of `selector` contains `text` (bounded by the page's default timeout). */
+async function waitForText(page: Page, selector: string, text: string): Promise<void> {
+  await page.waitForFunction(
+    `(document.querySelector(${JSON.stringify(selector)})?.textContent ?? "").includes(${JSON.stringify(text)})`,
+  );
+}
+
+/** Selects the portal client on the page and waits for its settings. */
+async function showPortal(page: Page): Promise<void> {
+  await page.click(`#client-list li[data-id="${PORTAL}"]`);
+  await waitForText(page, "#client-json", PORTAL);
+}
+
+// At most two runs of the stack (an up, then a refresh), each test's waits on the page bounded.
+const TIMEOUT = budget({ pulumi: 2 }) + 10 * BROWSER_BOUNDS_MS.condition;
+
+describe("the local tenant's console in a real browser", { timeout: TIMEOUT }, () => {
+  it("lists the seeded clients when the page loads", async () => {
+    const { s, page } = await watched();
+    const ids = await page.$$eval("#client-list li", (items) =>
+      items.map((item) => item.getAttribute("data-id")),
+    );
+    expect(ids).toEqual(s.api.clients);
+  });
+
+  it("shows a client's settings as the management API answers them, its secret left out", async () => {
+    const { s, page } = await watched();
+    await showPortal(page);
+    const shown = JSON.parse(await page.$eval("#client-json", (node) => node.textContent ?? ""));
+    const stored = s.api.store.getClient(PORTAL);
+    if (stored === undefined) throw new Error("the portal is in the default seed");
+    expect(shown).toEqual(clientAsAnswered(stored, { showKeys: false }));
+    await waitForText(page, "#client-hidden", "client_secret");
+    expect(await page.content()).not.toContain(String(stored.client_secret));
+    expect(await page.content()).not.toContain(s.api.clientSecret);
+  });
+
+  it("shows the program's calls in the request log while pulumi up runs", async () => {
+    const { s, page } = await watched();
+    let finished = false;
+    const up = s.run("up");
+    const settled = up.then(
+      () => {
+        finished = true;
+      },
+      () => {
+        finished = true;
+      },
+    );
+    await page.waitForSelector('#log tr[data-caller="program"][data-path^="/api/v2/"]');
+    expect(finished).toBe(false);
+    await settled;
+    expect((await up).ok).toBe(true);
+    await page.waitForSelector(
+      `#log tr[data-caller="program"][data-method="PATCH"][data-path="/api/v2/clients/${PORTAL}"][data-status="200"]`,
+    );
+  });
+
+  it("turns an edit saved on the page into drift that pulumi refresh reports", async () => {
+    const { s, page } = await watched({});
+    expect((await s.run("up")).ok).toBe(true);
+    await showPortal(page);
+    const description = "Edited on the console by a person";
+    await page.$eval('#client-form [name="description"]', (field) => {
+      (field as unknown as { value: string }).value = "";
+    });
+    await page.type('#client-form [name="description"]', description);
+    await page.click('#client-form button[type="submit"]');
+    await waitForText(page, "#client-result", "Saved: description");
+    expect(s.api.store.getClient(PORTAL)?.description).toBe(description);
+    await page.waitForSelector('#log tr[data-caller="console"][data-method="PATCH"]');
+
+    const refreshed = await s.run("refresh", { previewOnly: true, expectNoChanges: true });
+    expect(refreshed.ok).toBe(false);
+    const drifted = refreshed.steps.filter((step) => step.op !== "same").map((step) => step.name);
+    expect(drifted).toEqual(["portal"]);
+  });
+
+  it("shows the management API's 400 when an edit on the page is refused", async () => {
+    const { s, page } = await watched({});
+    await showPortal(page);
+    await page.$eval('#client-form [name="callbacks"]', (field) => {
+      (field as unknown as { value: string }).value = "";
+    });
+    await page.type('#client-form [name="callbacks"]', "not a url");
+    await page.click('#client-form button[type="submit"]');
+    const token = await fetchToken(s.api);
+    const patch = await callApi<{ message: string }>(s.api, "PATCH", `/api/v2/clients/${PORTAL}`, {
+      token,
+      json: { callbacks: ["not a url"] },
+    });
+    expect(patch.status).toBe(400);
+    await waitForText(page, "#client-result", `400: ${patch.body.message}`);
+  });
+
+  it("selects the push provider from the page", async () => {
+    const { s, page } = await watched({});
+    await page.waitForSelector('#provider option[value="sns"]');
+    await page.select("#provider", "sns");
+    await page.click('#provider-form button[type="submit"]');
+    await waitForText(page, "#provider-result", "Selected sns");
+    expect(s.api.store.getProvider()).toBe("sns");
+  });
+
+  it("writes the README's screenshot of the console after an up, docs/console.png", async () => {
+    const { s, page } = await watched();
+    expect((await s.run("up")).ok).toBe(true);
+    await showPortal(page);
+    await page.waitForSelector(`#log tr[data-caller="program"][data-method="PATCH"]`);
+    await page.waitForSelector('#log tr[data-caller="background"]');
+    await page.screenshot({ path: SCREENSHOT as `${string}.png`, fullPage: true });
+    const png = await readFile(SCREENSHOT);
+    expect(png.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
+  });
+});
