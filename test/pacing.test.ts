@@ -9,6 +9,7 @@ import {
   politest,
   refillRate,
   reserveTokens,
+  resynchronised,
   TAKE_EVERYTHING,
 } from "../provider/api/pacing.js";
 
@@ -149,6 +150,24 @@ describe("othersRate", () => {
         2,
       ),
     ).toBe(2);
+  });
+});
+
+describe("resynchronised", () => {
+  it("keeps the model's count while it lies within the whole token the header rounds down", () => {
+    expect(resynchronised(1.6, 1, DEFAULT_PACING_BUDGET)).toBe(1.6);
+  });
+
+  it("takes the header when the model counted more than the tenant holds", () => {
+    expect(resynchronised(2.2, 1, DEFAULT_PACING_BUDGET)).toBe(1);
+  });
+
+  it("takes the header when the model counted less", () => {
+    expect(resynchronised(0.4, 1, DEFAULT_PACING_BUDGET)).toBe(1);
+  });
+
+  it("takes the header alone for a run that takes everything, as before", () => {
+    expect(resynchronised(1.6, 1, TAKE_EVERYTHING)).toBe(1);
   });
 });
 

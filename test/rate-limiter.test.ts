@@ -444,3 +444,26 @@ describe("TenantRateLimiter with a reserve", () => {
     expect(lines.length).toBeLessThanOrEqual(2);
   });
 });
+
+describe("TenantRateLimiter with a reserve on a small bucket", () => {
+  it("keeps the tenant's whole rate with a bucket of 2 and a reserve of 1", async () => {
+    // The slowest plan: 2 requests/s, a bucket of 2. After the first, each request waits for
+    // the bucket to be full again; the floor is the requests past the first over the rate.
+    const server = new ServerBucket(2, 2);
+    const limiter = new TenantRateLimiter();
+    const started = Date.now();
+    let finished = 0;
+    const run = (async () => {
+      for (let n = 0; n < 50; n += 1) {
+        const ticket = await limiter.acquire();
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        const answer = server.take();
+        limiter.release(answer.headers, answer.status, ticket);
+      }
+      finished = Date.now();
+    })();
+    await vi.advanceTimersByTimeAsync(100_000);
+    await run;
+    expect((finished - started) / 1000 / (49 / 2)).toBeLessThan(1.05);
+  });
+});

@@ -156,6 +156,22 @@ export function nextWindow(
   return Math.min(largest, window + 1);
 }
 
+/**
+ * What the bucket held after an answered request, as the model re-synchronises on it: the
+ * header's `remaining` is whole tokens rounded down, so the bucket held between `remaining` and
+ * `remaining + 1`. While the model's own count (`counted`, the tokens it had plus this process's
+ * requests in flight) lies in that interval, it is the better figure: it keeps the fraction the
+ * header drops, which on a small bucket decides whether the next request waits a whole token's
+ * refill too long (with a bucket of 2 and a reserve of 1, snapping to the header cost a quarter of
+ * the rate). Outside the interval the model was wrong (another caller took tokens, or it refilled
+ * past the header), and the header's lower bound wins. Without a reserve, the header alone, as
+ * before.
+ */
+export function resynchronised(counted: number, remaining: number, budget: PacingBudget): number {
+  if (budget.reserveShare === 0) return remaining;
+  return counted >= remaining && counted < remaining + 1 ? counted : remaining;
+}
+
 /** An answer the model synchronised on: when its request went out, and what it said. */
 export interface Anchor {
   /** When the request went out (ms since the epoch). */

@@ -44,6 +44,7 @@ import {
   politest,
   REPORT_INTERVAL_MS,
   refillRate,
+  resynchronised,
 } from "./pacing.js";
 import type { RateLimitHeaders } from "./rate-limit-headers.js";
 
@@ -205,9 +206,10 @@ export class TenantRateLimiter {
       // bucket, and re-synchronising from it would let out requests the tenant then refuses.
       const latest = this.anchors.at(-1);
       if (latest === undefined || sent.seq >= latest.started) {
-        this.tokens = remaining - this.inFlight;
+        const held = resynchronised(this.tokens + this.inFlight, remaining, this.budget);
+        this.tokens = held - this.inFlight;
         this.lastRemaining = remaining;
-        this.learnOthers({ sentAt: sent.sentAt, remaining, started: sent.seq });
+        this.learnOthers({ sentAt: sent.sentAt, remaining: held, started: sent.seq });
       }
     }
     if (headers !== undefined) {
