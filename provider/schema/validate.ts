@@ -13,7 +13,7 @@
  * @module
  */
 
-import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from "ajv";
+import type { Ajv, CodeOptions, ErrorObject, ValidateFunction } from "ajv";
 import { FORMATS } from "./formats.js";
 import { INPUT_SCHEMAS, type ResourceKind } from "./kinds.js";
 
@@ -38,7 +38,11 @@ const compiled: Partial<Record<ResourceKind, ValidateFunction>> = {};
  * the precompiler, which writes the validators as source.
  */
 export function newAjv(code?: CodeOptions): Ajv {
-  const created = new Ajv({
+  // Required here rather than imported: the provider host validates with the precompiled
+  // validators, which need none of Ajv's compiler, and loading it (63 modules) was the largest
+  // part of loading the provider (docs/decisions.md, "Precompiled validators").
+  const { Ajv: AjvClass } = require("ajv") as typeof import("ajv");
+  const created = new AjvClass({
     strict: true,
     allErrors: true,
     verbose: true,
