@@ -23,11 +23,13 @@ export interface LogEntry {
   seq: number;
   /** When the answer left, in milliseconds since the epoch. */
   at: number;
+  /** The request's method. */
   method: string;
   /** The path, without the query; `(bucket)` for a background read, which has none. */
   path: string;
   /** The answer's status, or `dropped` for a connection closed by fault injection. */
   status: number | "dropped";
+  /** Who made it. */
   caller: Caller;
   /** Milliseconds from the request's arrival to its answer. */
   ms: number;
@@ -59,7 +61,9 @@ export interface Second extends SecondCounts {
 
 /** The rate limit as the console draws it: the bucket, and the reserve the provider keeps of it. */
 export interface BucketInfo {
+  /** Tokens added a second. */
   rate: number;
+  /** The bucket's capacity. */
   burst: number;
   /** The provider's default reserve of this bucket (`reserveTokens`, a quarter rounded up). */
   reserve: number;
@@ -86,17 +90,23 @@ const nodeInterval: IntervalTimer = (run, ms) => {
 
 /** What a page is sent each second: the second that ended, and the log entries it added. */
 export interface Tick {
+  /** The second that ended. */
   second: Second;
+  /** The log entries added during it, oldest first. */
   entries: LogEntry[];
   /** `TenantStore.version`: the page re-reads clients and the tenant when it moves. */
   version: number;
+  /** The rate limit now (it may have been changed), or null without one. */
   bucket: BucketInfo | null;
 }
 
 /** What {@link ConsoleMonitor} watches. */
 export interface MonitorParts {
+  /** The management API's bucket, whose level is drawn (read, never taken from). */
   bucket: TokenBucket;
+  /** The counters, whose background requests the monitor is told of while a page is open. */
   stats: RequestStats;
+  /** Milliseconds since the epoch: the bucket's clock. */
   clock: () => number;
   /** The store's change count, sent with each tick. */
   version: () => number;
@@ -129,6 +139,7 @@ export class ConsoleMonitor {
   private stopTimer: (() => void) | undefined;
   private readonly interval: IntervalTimer;
 
+  /** Builds an idle monitor: no timer and nothing kept until {@link ConsoleMonitor.attach}. */
   constructor(private readonly parts: MonitorParts) {
     this.interval = parts.interval ?? nodeInterval;
   }
