@@ -17,6 +17,7 @@ import {
   type TenantApi,
 } from "../provider/local-tenant/server.js";
 import { RequestStats } from "../provider/local-tenant/stats.js";
+import { startLocalTenant } from "../provider/testing.js";
 import { callApi, fetchToken } from "./support/test-client.js";
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
@@ -191,6 +192,15 @@ describe("what the console shows of a client", () => {
       `${CONSOLE_PATH}/clients?q=${PORTAL.slice(3, 12).toLowerCase()}`,
     );
     expect(byId.body.total).toBe(1);
+  });
+
+  it("gives the kit's tenant the console's address, where the page is served", async () => {
+    const tenant = await startLocalTenant();
+    stops.push(() => tenant.stop());
+    expect(tenant.consoleUrl).toBe(`${tenant.domain}${CONSOLE_PATH}`);
+    const page = await fetch(tenant.consoleUrl);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("<title>local-tenant · local tenant console</title>");
   });
 
   it("serves its page, script and style from the local tenant with a policy of this origin only", async () => {
