@@ -68,8 +68,6 @@ export function politest(a: PacingBudget, b: PacingBudget): PacingBudget {
  * Whole tokens left untouched in a bucket of `limit`: the reserve share of it, rounded up, but
  * never the whole bucket (a bucket of 1 or 2 would otherwise never let a request go); 0 while the
  * bucket size is unknown or unlimited (a tenant without rate-limit headers).
- *
- * @internal
  */
 export function reserveTokens(limit: number | undefined, budget: PacingBudget): number {
   if (limit === undefined || !Number.isFinite(limit)) return 0;
