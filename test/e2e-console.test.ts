@@ -73,9 +73,16 @@ async function waitForText(page: Page, selector: string, text: string): Promise<
   );
 }
 
-/** Selects the portal client on the page and waits for its settings. */
+/**
+ * Selects the portal client on the page and waits for its settings. The click happens inside the
+ * page, in one task: the live updates redraw the client list, and an element found by one call and
+ * clicked by the next can be gone in between ("Node is detached from document").
+ */
 async function showPortal(page: Page): Promise<void> {
-  await page.click(`#client-list li[data-id="${PORTAL}"]`);
+  const item = JSON.stringify(`#client-list li[data-id="${PORTAL}"]`);
+  await page.waitForFunction(
+    `(() => { const item = document.querySelector(${item}); item?.click(); return item !== null; })()`,
+  );
   await waitForText(page, "#client-json", PORTAL);
 }
 
@@ -115,7 +122,11 @@ describe("the local tenant's console in a real browser", { timeout: TIMEOUT }, (
         finished = true;
       },
     );
-    await page.waitForSelector('#log tr[data-caller="program"][data-path^="/api/v2/"]');
+    // The first call comes after the CLI's start and the preview pass: on a loaded machine, later
+    // than a page's ordinary wait, so this one waits as long as the up may take.
+    await page.waitForSelector('#log tr[data-caller="program"][data-path^="/api/v2/"]', {
+      timeout: STEP_BOUNDS_MS.pulumiOperation,
+    });
     expect(finished).toBe(false);
     await settled;
     expect((await up).ok).toBe(true);
@@ -164,6 +175,8 @@ describe("the local tenant's console in a real browser", { timeout: TIMEOUT }, (
   it("selects the push provider from the page", async () => {
     const { s, page } = await watched({});
     await page.waitForSelector('#provider option[value="sns"]');
+    // Focused, the select keeps what the test chose while the live updates redraw the page.
+    await page.focus("#provider");
     await page.select("#provider", "sns");
     await page.click('#provider-form button[type="submit"]');
     await waitForText(page, "#provider-result", "Selected sns");
