@@ -74,6 +74,18 @@ async function waitForText(page: Page, selector: string, text: string): Promise<
 }
 
 /**
+ * Empties the client form's field `name`, focused first: the live updates refill the form while
+ * none of its fields has the focus, which would put the old value back before the test types.
+ */
+async function replaceField(page: Page, name: string): Promise<void> {
+  const field = `#client-form [name="${name}"]`;
+  await page.focus(field);
+  await page.$eval(field, (node) => {
+    (node as unknown as { value: string }).value = "";
+  });
+}
+
+/**
  * Selects the portal client on the page and waits for its settings. The click happens inside the
  * page, in one task: the live updates redraw the client list, and an element found by one call and
  * clicked by the next can be gone in between ("Node is detached from document").
@@ -140,9 +152,7 @@ describe("the local tenant's console in a real browser", { timeout: TIMEOUT }, (
     expect((await s.run("up")).ok).toBe(true);
     await showPortal(page);
     const description = "Edited on the console by a person";
-    await page.$eval('#client-form [name="description"]', (field) => {
-      (field as unknown as { value: string }).value = "";
-    });
+    await replaceField(page, "description");
     await page.type('#client-form [name="description"]', description);
     await page.click('#client-form button[type="submit"]');
     await waitForText(page, "#client-result", "Saved: description");
@@ -158,9 +168,7 @@ describe("the local tenant's console in a real browser", { timeout: TIMEOUT }, (
   it("shows the management API's 400 when an edit on the page is refused", async () => {
     const { s, page } = await watched({});
     await showPortal(page);
-    await page.$eval('#client-form [name="callbacks"]', (field) => {
-      (field as unknown as { value: string }).value = "";
-    });
+    await replaceField(page, "callbacks");
     await page.type('#client-form [name="callbacks"]', "not a url");
     await page.click('#client-form button[type="submit"]');
     const token = await fetchToken(s.api);
