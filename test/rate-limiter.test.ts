@@ -291,9 +291,9 @@ async function shareTenant(
 
 describe("TenantRateLimiter with a reserve", () => {
   const tenant: SharedTenant = { rate: 10, burst: 20, background: 3 };
-  /** The floor production leaves: the bucket less the reserve is free, the rest at rate - background. */
-  const floor = (total: number): number =>
-    (total - tenant.burst) / (tenant.rate - tenant.background);
+  /** The floor production leaves: the bucket is free, the rest comes at rate - background. */
+  const floor = (total: number, shared: SharedTenant = tenant): number =>
+    (total - shared.burst) / (shared.rate - shared.background);
 
   it("keeps a quarter of the bucket by default", () => {
     expect(new TenantRateLimiter().state().budget).toEqual(DEFAULT_PACING_BUDGET);
@@ -394,9 +394,7 @@ describe("TenantRateLimiter with a reserve", () => {
       });
       expect(result.backgroundRejected).toBe(0);
       expect(result.ownRejected).toBe(0);
-      expect(result.seconds / ((200 - shared.burst) / (shared.rate - background))).toBeLessThan(
-        1.1,
-      );
+      expect(result.seconds / floor(200, shared)).toBeLessThan(1.1);
     },
   );
 

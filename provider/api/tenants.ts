@@ -30,12 +30,13 @@ export function getTenantClient(settings: TenantSettings): TenantApiClient {
       ? `token:${createHash("sha256").update(credentials.token).digest("hex")}`
       : `client:${credentials.clientId}:${createHash("sha256").update(credentials.clientSecret).digest("hex")}:${credentials.audience}`;
   const key = `${settings.origin} ${identity} ${settings.requestTimeoutMs}`;
+  const limiter = limiterOf(settings);
+  limiter.useBudget(settings.budget);
   let client = clients.get(key);
   if (!client) {
-    client = new TenantApiClient(settings, { limiter: limiterOf(settings) });
+    client = new TenantApiClient(settings, { limiter });
     clients.set(key, client);
   }
-  limiterOf(settings).useBudget(settings.budget);
   return client;
 }
 
