@@ -33,6 +33,16 @@ import {
 /** The package's name in every type token (`tenant:index:ClientSettings`) and config key. */
 export const PACKAGE_NAME = "tenant";
 
+/** The Python SDK's package name, on the index and in `import pulumi_tenant`. */
+export const PYTHON_PACKAGE_NAME = "pulumi_tenant";
+
+/**
+ * The oldest release of Pulumi's Python SDK the Python SDK is tested with, and so the floor of its
+ * dependency on it: the release test/python/requirements.txt pins (a test holds the two together).
+ * Pulumi's code generator sets a lower floor of its own (3.231), which nothing here runs.
+ */
+export const PULUMI_PYTHON_SDK_FLOOR = "3.259.0";
+
 /** The type token of a resource kind: `tenant:index:ClientSettings`. */
 export function typeToken(kind: ResourceKind): string {
   return `${PACKAGE_NAME}:index:${kind}`;
@@ -283,7 +293,14 @@ export function packageSchema(version: string, downloadUrl?: string): PackageSch
         packageName: "@pulumi-tenant/tenant",
         packageDescription: "Pulumi SDK of the tenant provider plugin.",
       },
-      python: { packageName: "pulumi_tenant", pyproject: { enabled: true } },
+      python: {
+        packageName: PYTHON_PACKAGE_NAME,
+        pyproject: { enabled: true },
+        // The package's own version, in Python's form, rather than the generator's 0.0.0.
+        respectSchemaVersion: true,
+        requires: { pulumi: `>=${PULUMI_PYTHON_SDK_FLOOR},<4.0.0` },
+        pythonRequires: ">=3.10",
+      },
       go: {
         importBasePath: "github.com/pulumi-tenant/pulumi-tenant/sdk/go/tenant",
         generateResourceContainerTypes: true,

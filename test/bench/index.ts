@@ -14,6 +14,8 @@
  *   sharing.ts   200 updates beside a production back end reading at 3 req/s on the tenant's
  *                bucket, side by side with the platform's Node.js SDK, and three `pulumi up`s at
  *                once: production's 429s and the floor it leaves
+ *   python.ts    the whole up of 200 ClientSettings from a Python program on the release's wheel,
+ *                beside the same up from the YAML program
  * `npm run bench -- audit.ts` runs only the benchmarks named.
  * Timing is sensitive to whatever else runs on the machine: the load average is printed before
  * and after each benchmark.
@@ -31,6 +33,7 @@ const BENCHMARKS = [
   "adopt.ts",
   "plugin-executable.ts",
   "sharing.ts",
+  "python.ts",
 ] as const;
 
 const named = process.argv.slice(2);

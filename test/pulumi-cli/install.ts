@@ -2,10 +2,12 @@
  * `npm run pulumi-cli` (and `npm ci`, through `prepare`): makes sure every pulumi CLI that the
  * tests pin is at hand, building the missing ones from their Go modules (docs/pulumi-cli.md), then
  * Pulumi's YAML language host (linked next to every CLI), our SDK generator (test/sdk-gen) and
- * examples/go against the Go SDK it generates (so that the tests build it offline). This is the
- * step that may use the network (Go's module proxy); nothing after it does. On a machine
- * without Go it says how to get a CLI and exits 0, so that `npm ci` still installs the package;
- * the tests then stop with the same sentence.
+ * examples/go against the Go SDK it generates (so that the tests build it offline), and the
+ * Python environment of the Python SDK's tests and release (test/support/python-env.ts). This is
+ * the step that may use the network (Go's module proxy, the Python package index); nothing after
+ * it does. On a machine without Go, or without Python 3.10 or later, it says so in one sentence
+ * and exits 0, so that `npm ci` still installs the package; the tests then stop with the same
+ * sentence.
  */
 import { ensureGoExample } from "../support/go-example.js";
 import {
@@ -16,6 +18,7 @@ import {
   noYamlHostMessage,
   pinnedCliVersions,
 } from "../support/pulumi-cli.js";
+import { ensurePythonEnv, noPythonMessage } from "../support/python-env.js";
 import { ensureSdkGen, noSdkGenMessage } from "../support/sdk-gen.js";
 
 async function main(): Promise<void> {
@@ -51,6 +54,17 @@ async function main(): Promise<void> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (message !== noSdkGenMessage()) throw error;
+    process.stderr.write(`warning: ${message}\n`);
+  }
+  try {
+    const python = await ensurePythonEnv();
+    const built = python.seconds === undefined ? "" : `, made in ${python.seconds} s`;
+    process.stdout.write(
+      `Python ${python.version} environment (${python.source}${built}): ${python.python}\n`,
+    );
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (message !== noPythonMessage()) throw error;
     process.stderr.write(`warning: ${message}\n`);
   }
 }

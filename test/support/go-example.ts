@@ -4,7 +4,7 @@
  * through the Automation API as an inline program (docs/plugin.md, "What is proven here"). `npm ci`
  * builds it once ({@link ensureGoExample}), which fills Go's module and build caches; a test then
  * builds it offline against a freshly generated SDK ({@link buildGoExample}) and runs it
- * (test/support/go-stack.ts).
+ * (test/support/driver-stack.ts).
  */
 import { execFile } from "node:child_process";
 import {

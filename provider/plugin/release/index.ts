@@ -1,10 +1,11 @@
 /**
- * `npm run plugin-release -- --out DIR [--platform linux-amd64 ...]`: the plugin's release assets,
- * one self-contained executable per platform, each in the tarball Pulumi downloads
+ * `npm run plugin-release -- --out DIR [--platform linux-amd64 ...] [--no-python]`: the plugin's
+ * release assets, one self-contained executable per platform, each in the tarball Pulumi downloads
  * (`pulumi-resource-tenant-v<version>-<os>-<arch>.tar.gz`), from the bundle and schema `npm run
- * build` just wrote (docs/plugin.md, "The self-contained executables"). A repository script, not
- * part of the npm package: it needs the Node.js binaries `npm ci` fetched. Exits 2 for a wrong
- * command line, 1 when the build cannot go on.
+ * build` just wrote (docs/plugin.md, "The self-contained executables"), and beside them the
+ * Python SDK's wheel and source distribution (docs/plugin.md, "Python"). A repository script, not
+ * part of the npm package: it needs the Node.js binaries, the SDK generator and the Python
+ * environment `npm ci` made. Exits 2 for a wrong command line, 1 when the build cannot go on.
  *
  * @module
  */
@@ -13,17 +14,20 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CommandUsageError, exitStatusOf, PluginBuildError, TenantError } from "../../errors.js";
 import { writeReleaseTarball } from "./executable.js";
+import { writePythonSdk } from "./python-sdk.js";
 import { PLUGIN_TARGETS, type PluginPlatform, type PluginTarget } from "./targets.js";
 
-const USAGE = "usage: npm run plugin-release -- --out DIR [--platform PLATFORM]...";
+const USAGE = "usage: npm run plugin-release -- --out DIR [--platform PLATFORM]... [--no-python]";
 
-function parse(argv: readonly string[]): { out: string; targets: PluginTarget[] } {
+function parse(argv: readonly string[]): { out: string; targets: PluginTarget[]; python: boolean } {
   let out: string | undefined;
+  let python = true;
   const platforms: string[] = [];
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index] ?? "";
     if (arg === "--out") out = argv[++index];
     else if (arg === "--platform") platforms.push(argv[++index] ?? "");
+    else if (arg === "--no-python") python = false;
     else throw new CommandUsageError(`unknown option ${JSON.stringify(arg)}; ${USAGE}`);
   }
   if (out === undefined || out === "")
@@ -37,12 +41,12 @@ function parse(argv: readonly string[]): { out: string; targets: PluginTarget[] 
   const targets = PLUGIN_TARGETS.filter(
     (t) => platforms.length === 0 || platforms.includes(t.platform as PluginPlatform),
   );
-  return { out, targets };
+  return { out, targets, python };
 }
 
 async function main(argv: readonly string[]): Promise<number> {
   try {
-    const { out, targets } = parse(argv);
+    const { out, targets, python } = parse(argv);
     const bundle = join(__dirname, "..", "bundle");
     if (!existsSync(join(bundle, "main.js")) || !existsSync(join(bundle, "schema.json"))) {
       throw new PluginBuildError(`no plugin bundle in ${bundle}: run npm run build first`);
@@ -61,6 +65,15 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(
         `${tarball.path} (${tarball.bytes} bytes; executable ${tarball.executableBytes} bytes; ${seconds} s)\n`,
       );
+    }
+    if (python) {
+      const started = Date.now();
+      const sdk = await writePythonSdk(join(bundle, "schema.json"), out);
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      for (const file of [sdk.wheel, sdk.sdist]) {
+        process.stdout.write(`${file.path} (${file.bytes} bytes)\n`);
+      }
+      process.stdout.write(`the Python SDK took ${seconds} s\n`);
     }
     return 0;
   } catch (error) {

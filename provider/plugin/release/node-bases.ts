@@ -14,27 +14,16 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { extract } from "tar";
 import { PluginBuildError } from "../../errors.js";
 import { PLUGIN_NODE_VERSION, PLUGIN_TARGETS, type PluginTarget } from "./targets.js";
+import { REPOSITORY_ROOT } from "./tools.js";
 
 const run = promisify(execFile);
 
-/**
- * The repository's root: the nearest folder above this file with a package-lock.json (this runs
- * from `dist/provider/plugin/release/` and, in the tests, from `provider/plugin/release/`).
- */
-function repositoryRoot(): string {
-  let folder = __dirname;
-  for (let up = 0; up < 8 && !existsSync(join(folder, "package-lock.json")); up += 1) {
-    folder = dirname(folder);
-  }
-  return folder;
-}
-
-const ROOT = repositoryRoot();
+const ROOT = REPOSITORY_ROOT;
 
 /** Where {@link fetchNodeBases} keeps what it took: wiped with `node_modules`, as npm's own. */
 const NODE_BASES_CACHE = join(ROOT, "node_modules", ".cache", "pulumi-tenant-node-bases");

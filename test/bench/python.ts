@@ -1,0 +1,229 @@
+/**
+ * `npm run bench -- python.ts`: the whole `up` of 200 `ClientSettings` from a Python program, the
+ * same scenario as run.ts's scenario 1 (a tenant of 200 seeded clients limited to 10 requests per
+ * second with bursts of 20, one declared description differing on each), through the Python SDK
+ * of the release installed from its wheel into a fresh virtual environment, run as an inline
+ * program of the Automation API (test/bench/python/bench_up.py), with the plugin's self-contained
+ * executable; and beside it, the same `up` from the YAML program of run.ts's plugin face, on a
+ * tenant of its own seeded alike. Each runs {@link RUNS} times from an empty state; the target
+ * holds the median.
+ *
+ * Target: the whole `up` (the driver's start to its exit, Python's and Pulumi's start-ups
+ * included) within {@link PYTHON_WHOLE_UP_TARGET} x the floor, the floor being the API calls
+ * divided by the rate. Not part of `npm test`: speed is measured here, never in timed tests.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { startTenantApi, type TenantApi } from "../../provider/local-tenant/index.js";
+import { newClientId, type SeedClient } from "../../provider/local-tenant/seed.js";
+import { packageSchema } from "../../provider/plugin/package-schema.js";
+import { writePythonSdk } from "../../provider/plugin/release/python-sdk.js";
+import { DEFAULT_NODE_LINE, findNodeRuntime } from "../support/node-runtimes.js";
+import { selfContainedPlugin } from "../support/plugin-executable.js";
+import { isolatedCliEnv, PASSPHRASE } from "../support/pulumi.js";
+import { ensurePulumiCli } from "../support/pulumi-cli.js";
+import { ensurePythonEnv, freshVirtualEnv } from "../support/python-env.js";
+import { median } from "./measure.js";
+import { pluginStack, yamlProgram } from "./plugin-stack.js";
+
+const CLIENTS = 200;
+const RATE = 10;
+const BURST = 20;
+const RUNS = 3;
+/** The whole `up` of 200 from a Python program, at most this many times the floor. */
+const PYTHON_WHOLE_UP_TARGET = 1.1;
+/** One `up` of 200 at 10 requests per second takes about 21 s; a run that hangs is stopped. */
+const RUN_BOUND_MS = 10 * 60_000;
+
+/** One whole `up`: its wall time, the tenant's calls and 429s, and the floor. */
+interface WholeUp {
+  readonly face: "python" | "yaml";
+  readonly ok: boolean;
+  readonly wallSeconds: number;
+  readonly apiCalls: number;
+  readonly rateLimited: number;
+  readonly floorSeconds: number;
+}
+
+function seedClients(): SeedClient[] {
+  return Array.from({ length: CLIENTS }, (_, i) => ({
+    client_id: newClientId(),
+    name: `Application ${i}`,
+    app_type: "regular_web",
+    description: `seeded application ${i}`,
+    callbacks: [`https://app-${i}.example.com/callback`],
+  }));
+}
+
+/** The declared settings: one description differs on each seeded client (run.ts's scenario 1). */
+function declared(seeded: readonly SeedClient[]) {
+  return seeded.map((client, i) => ({
+    clientId: String(client.client_id),
+    description: `managed application ${i}`,
+  }));
+}
+
+/** A tenant of 200 seeded clients at the benchmark's rate. */
+async function benchTenant(seeded: SeedClient[]): Promise<TenantApi> {
+  return startTenantApi({ seed: { clients: seeded }, rateLimit: { rate: RATE, burst: BURST } });
+}
+
+function figures(face: WholeUp["face"], api: TenantApi, ok: boolean, ms: number): WholeUp {
+  const stats = api.stats();
+  const rateLimited = Object.entries(stats.counts)
+    .filter(([key]) => key.endsWith(" 429"))
+    .reduce((total, [, n]) => total + n, 0);
+  return {
+    face,
+    ok,
+    wallSeconds: ms / 1000,
+    apiCalls: stats.api,
+    rateLimited,
+    floorSeconds: stats.api / RATE,
+  };
+}
+
+/** Runs `command` to its exit, bounded; resolves whether it exited 0, with its output. */
+function runToExit(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ ok: boolean; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    const collect = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-20_000);
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    const timer = setTimeout(() => child.kill("SIGKILL"), RUN_BOUND_MS);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ ok: code === 0, output });
+    });
+  });
+}
+
+/** The Python face: {@link RUNS} whole `up`s, each on a fresh tenant and an empty state. */
+async function pythonUps(work: string): Promise<WholeUp[]> {
+  const plugin = await selfContainedPlugin();
+  const cli = await ensurePulumiCli();
+  const schema = join(work, "schema.json");
+  await writeFile(schema, JSON.stringify(packageSchema(plugin.version)));
+  const release = await writePythonSdk(schema, join(work, "release"));
+  const python = await freshVirtualEnv(await ensurePythonEnv(), join(work, "venv"), [
+    release.wheel.path,
+  ]);
+  const results: WholeUp[] = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    const root = await mkdtemp(join(work, "run-"));
+    const seeded = seedClients();
+    const api = await benchTenant(seeded);
+    try {
+      const clients = join(root, "clients.json");
+      await writeFile(clients, JSON.stringify(declared(seeded)));
+      const home = join(root, "home");
+      const env = {
+        ...isolatedCliEnv(home, findNodeRuntime(DEFAULT_NODE_LINE)),
+        PATH: [dirname(cli.path)].join(delimiter),
+        PULUMI_BACKEND_URL: `file://${root}`,
+        PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+        TENANT_DOMAIN: api.domain,
+        TENANT_CLIENT_ID: api.clientId,
+        TENANT_CLIENT_SECRET: api.clientSecret,
+        BENCH_CLIENTS: clients,
+      };
+      const install = ["plugin", "install", "resource", "tenant", plugin.version];
+      const installed = await runToExit(cli.path, [...install, "--file", plugin.tarball], env);
+      if (!installed.ok) throw new Error(`pulumi plugin install failed: ${installed.output}`);
+      api.resetStats();
+      const started = Date.now();
+      const up = await runToExit(python, [join(__dirname, "python", "bench_up.py")], env);
+      const result = figures("python", api, up.ok, Date.now() - started);
+      if (!up.ok) process.stdout.write(`  python up failed:\n${up.output}\n`);
+      results.push(result);
+      report(result);
+    } finally {
+      await api.stop();
+      await rm(root, { recursive: true, force: true });
+    }
+  }
+  return results;
+}
+
+/** The YAML face, the same work through Pulumi's YAML language host: {@link RUNS} whole `up`s. */
+async function yamlUps(): Promise<WholeUp[]> {
+  const plugin = await selfContainedPlugin();
+  const results: WholeUp[] = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    const seeded = seedClients();
+    const api = await benchTenant(seeded);
+    try {
+      const program = yamlProgram("tenant-bench-yaml", declared(seeded));
+      const project = await pluginStack(api, "bench", program, {
+        path: plugin.tarball,
+        version: plugin.version,
+      });
+      try {
+        api.resetStats();
+        const started = Date.now();
+        const up = await project.run("up", undefined, { env: { PULUMI_PARALLEL: undefined } });
+        const result = figures("yaml", api, up.ok, Date.now() - started);
+        results.push(result);
+        report(result);
+      } finally {
+        await project.remove();
+      }
+    } finally {
+      await api.stop();
+    }
+  }
+  return results;
+}
+
+function report(f: WholeUp): void {
+  process.stdout.write(
+    `  ${f.face}: ${f.ok ? "ok" : "FAILED"}, ${f.wallSeconds.toFixed(1)} s for ${f.apiCalls} calls ` +
+      `(floor ${f.floorSeconds.toFixed(1)} s, ${(f.wallSeconds / f.floorSeconds).toFixed(3)} x), ` +
+      `${f.rateLimited} answered 429, load ${(loadavg()[0] ?? 0).toFixed(2)}\n`,
+  );
+}
+
+async function main(): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), "tenant-bench-python-"));
+  try {
+    process.stdout.write(`Whole up of ${CLIENTS} ClientSettings, ${RATE}/s, burst ${BURST}:\n`);
+    const python = await pythonUps(work);
+    const yaml = await yamlUps();
+    const ratio = (runs: WholeUp[]) => median(runs.map((f) => f.wallSeconds / f.floorSeconds));
+    process.stdout.write(
+      "\n| face | runs | median whole up / floor | 429s |\n|---|---|---|---|\n" +
+        [python, yaml]
+          .map(
+            (runs) =>
+              `| ${runs[0]?.face} | ${runs.map((f) => `${f.wallSeconds.toFixed(1)} s`).join(", ")} | ` +
+              `${ratio(runs).toFixed(3)} | ${runs.map((f) => f.rateLimited).join(", ")} |`,
+          )
+          .join("\n") +
+        "\n",
+    );
+    const met = python.every((f) => f.ok) && ratio(python) <= PYTHON_WHOLE_UP_TARGET;
+    process.stdout.write(
+      `target: the whole up from Python within ${PYTHON_WHOLE_UP_TARGET} x the floor (median): ` +
+        `${met ? "met" : "MISSED"} (${ratio(python).toFixed(3)})\n`,
+    );
+    if (!met) process.exitCode = 1;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exitCode = 1;
+});
