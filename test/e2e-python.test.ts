@@ -201,27 +201,35 @@ describe("the Python program on the wheel, through the Automation API", () => {
 });
 
 describe("the Python program under a type checker", () => {
-  it("type-checks under pyright against the installed wheel, with no finding", async () => {
-    const files = PROGRAM_FILES.map((file) => join(example("python"), file));
-    expect(await pyright(python, files)).toEqual([]);
-  }, 5 * 60_000);
+  it(
+    "type-checks under pyright against the installed wheel, with no finding",
+    async () => {
+      const files = PROGRAM_FILES.map((file) => join(example("python"), file));
+      expect(await pyright(python, files)).toEqual([]);
+    },
+    5 * 60_000,
+  );
 
-  it("reports a wrong input type, naming the parameter and its type", async () => {
-    const dir = await mkdtemp(join(work, "typecheck-"));
-    const program = join(dir, "program.py");
-    const text = await readFile(join(example("python"), "program.py"), "utf8");
-    await writeFile(program, text.replace('provider="sns"', "provider=42"));
-    const findings = await pyright(python, [program]);
-    console.log(`pyright on the bad example: ${JSON.stringify(findings)}`);
-    expect(findings).toEqual([
-      {
-        file: program,
-        line: text.split("\n").findIndex((l) => l.includes('provider="sns"')) + 1,
-        severity: "error",
-        message:
-          'Argument of type "Literal[42]" cannot be assigned to parameter "provider" of type "Input[str | None]" in function "__init__"',
-        rule: "reportArgumentType",
-      },
-    ]);
-  }, 5 * 60_000);
+  it(
+    "reports a wrong input type, naming the parameter and its type",
+    async () => {
+      const dir = await mkdtemp(join(work, "typecheck-"));
+      const program = join(dir, "program.py");
+      const text = await readFile(join(example("python"), "program.py"), "utf8");
+      await writeFile(program, text.replace('provider="sns"', "provider=42"));
+      const findings = await pyright(python, [program]);
+      console.log(`pyright on the bad example: ${JSON.stringify(findings)}`);
+      expect(findings).toEqual([
+        {
+          file: program,
+          line: text.split("\n").findIndex((l) => l.includes('provider="sns"')) + 1,
+          severity: "error",
+          message:
+            'Argument of type "Literal[42]" cannot be assigned to parameter "provider" of type "Input[str | None]" in function "__init__"',
+          rule: "reportArgumentType",
+        },
+      ]);
+    },
+    5 * 60_000,
+  );
 });

@@ -17,7 +17,7 @@ import { PYTHON_PACKAGE_NAME } from "../package-schema.js";
 import { pythonInEnv, runTool, SDK_GENERATOR } from "./tools.js";
 
 /** One file of the Python SDK's release. */
-export interface PythonSdkFile {
+interface PythonSdkFile {
   readonly path: string;
   readonly bytes: number;
 }
