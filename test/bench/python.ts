@@ -37,9 +37,22 @@ const PYTHON_WHOLE_UP_TARGET = 1.1;
 /** One `up` of 200 at 10 requests per second takes about 21 s; a run that hangs is stopped. */
 const RUN_BOUND_MS = 10 * 60_000;
 
+/** Where a Python run's time went, as bench_up.py measures it in the process. */
+interface PythonPhases {
+  /** Python's start and the imports of Pulumi's SDK and of `pulumi_tenant`. */
+  readonly importSeconds: number;
+  /** The Automation API's workspace and `stack select --create` (it runs `pulumi` to do it). */
+  readonly stackSeconds: number;
+  /** `pulumi config set-all`. */
+  readonly configSeconds: number;
+  /** `pulumi up` with the inline program, to the summary the Automation API reads after it. */
+  readonly upSeconds: number;
+}
+
 /** One whole `up`: its wall time, the tenant's calls and 429s, and the floor. */
 interface WholeUp {
   readonly face: "python" | "yaml";
+  readonly phases?: PythonPhases;
   readonly ok: boolean;
   readonly wallSeconds: number;
   readonly apiCalls: number;
@@ -142,7 +155,14 @@ async function pythonUps(work: string): Promise<WholeUp[]> {
       api.resetStats();
       const started = Date.now();
       const up = await runToExit(python, [join(__dirname, "python", "bench_up.py")], env);
-      const result = figures("python", api, up.ok, Date.now() - started);
+      const last = up.output.trim().split("\n").at(-1) ?? "";
+      const phases = last.startsWith("{")
+        ? (JSON.parse(last) as { phases: PythonPhases }).phases
+        : undefined;
+      const result = {
+        ...figures("python", api, up.ok, Date.now() - started),
+        ...(phases === undefined ? {} : { phases }),
+      };
       if (!up.ok) process.stdout.write(`  python up failed:\n${up.output}\n`);
       results.push(result);
       report(result);
@@ -188,7 +208,13 @@ function report(f: WholeUp): void {
   process.stdout.write(
     `  ${f.face}: ${f.ok ? "ok" : "FAILED"}, ${f.wallSeconds.toFixed(1)} s for ${f.apiCalls} calls ` +
       `(floor ${f.floorSeconds.toFixed(1)} s, ${(f.wallSeconds / f.floorSeconds).toFixed(3)} x), ` +
-      `${f.rateLimited} answered 429, load ${(loadavg()[0] ?? 0).toFixed(2)}\n`,
+      `${f.rateLimited} answered 429, load ${(loadavg()[0] ?? 0).toFixed(2)}` +
+      (f.phases === undefined
+        ? ""
+        : `; Python start and imports ${f.phases.importSeconds.toFixed(1)} s, stack ` +
+          `${f.phases.stackSeconds.toFixed(1)} s, config ${f.phases.configSeconds.toFixed(1)} s, ` +
+          `up ${f.phases.upSeconds.toFixed(1)} s`) +
+      "\n",
   );
 }
 
@@ -197,11 +223,13 @@ async function main(): Promise<void> {
   try {
     process.stdout.write(`Whole up of ${CLIENTS} ClientSettings, ${RATE}/s, burst ${BURST}:\n`);
     const python = await pythonUps(work);
-    const yaml = await yamlUps();
+    // BENCH_FACES=python runs the Python face alone.
+    const yaml = process.env.BENCH_FACES === "python" ? [] : await yamlUps();
     const ratio = (runs: WholeUp[]) => median(runs.map((f) => f.wallSeconds / f.floorSeconds));
     process.stdout.write(
       "\n| face | runs | median whole up / floor | 429s |\n|---|---|---|---|\n" +
         [python, yaml]
+          .filter((runs) => runs.length > 0)
           .map(
             (runs) =>
               `| ${runs[0]?.face} | ${runs.map((f) => `${f.wallSeconds.toFixed(1)} s`).join(", ")} | ` +
