@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   backgroundSummary,
+  beyondLoopbackWarning,
   type CliReadyLine,
   parseCliArgs,
 } from "../provider/local-tenant/command.js";
@@ -414,5 +415,23 @@ describe("backgroundSummary", () => {
 
   it("says nothing without a background load", () => {
     expect(backgroundSummary(apiWith(null))).toBeUndefined();
+  });
+});
+
+describe("beyondLoopbackWarning", () => {
+  it("warns in one line when the tenant listens beyond loopback", () => {
+    expect(beyondLoopbackWarning("0.0.0.0")).toBe(
+      "pulumi-tenant local-tenant: warning: listening on 0.0.0.0, beyond loopback: other machines " +
+        "can reach this tenant (its console and management API answer them with a token only)\n",
+    );
+    expect(beyondLoopbackWarning("devbox.lan")).toContain(
+      "listening on devbox.lan, beyond loopback",
+    );
+  });
+
+  it("says nothing on loopback, by address or by name", () => {
+    for (const host of [undefined, "127.0.0.1", "127.0.0.2", "::1", "localhost"]) {
+      expect(beyondLoopbackWarning(host)).toBeUndefined();
+    }
   });
 });

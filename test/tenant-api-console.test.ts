@@ -4,13 +4,30 @@
  * make them. The page itself, in a real browser, is test/e2e-console.test.ts.
  */
 
+import { request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
+import { connect } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { buildApp } from "../provider/local-tenant/app.js";
 import { clientAsAnswered } from "../provider/local-tenant/clients.js";
-import { ConsoleMonitor, LOG_LIMIT } from "../provider/local-tenant/console/monitor.js";
-import { CONSOLE_PATH, maskedClient } from "../provider/local-tenant/console/routes.js";
+import { ConsoleMonitor } from "../provider/local-tenant/console/monitor.js";
+import {
+  MAX_EVENT_STREAMS,
+  MAX_UNSENT_BYTES,
+  maskedClient,
+} from "../provider/local-tenant/console/routes.js";
+import {
+  CONSOLE_PATH,
+  clientEdit,
+  type Hello,
+  LOG_LIMIT,
+  parseEvents,
+  readAnswer,
+  type StreamEvent,
+} from "../provider/local-tenant/console/shared.js";
+import { foreignPlaceError } from "../provider/local-tenant/origin.js";
 import { TokenBucket } from "../provider/local-tenant/rate-limit.js";
-import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
+import { DEFAULT_SEED_IDS, READ_ONLY_SCOPES } from "../provider/local-tenant/seed.js";
 import {
   createServerContext,
   startTenantApi,
@@ -38,21 +55,79 @@ function fakeInterval() {
   };
 }
 
-/** Reads the console's event stream until its `hello` arrives; returns it and what closes it. */
-async function openStream(api: TenantApi): Promise<{ hello: unknown; close(): void }> {
+/** An open event stream of the console: its `hello`, what reads the next event, what closes it. */
+interface OpenStream {
+  hello: Hello;
+  next(): Promise<StreamEvent>;
+  close(): void;
+}
+
+/** Opens the console's event stream and reads it until its `hello` has arrived. */
+async function openStream(api: Pick<TenantApi, "consoleUrl">): Promise<OpenStream> {
   const abort = new AbortController();
   const response = await fetch(`${api.consoleUrl}/events`, { signal: abort.signal });
   const reader = response.body?.getReader();
-  if (reader === undefined) throw new Error("the event stream has no body");
-  let text = "";
-  while (!text.includes("\n\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the event stream ended before its hello: ${text}`);
-    text += Buffer.from(value).toString("utf8");
+  if (response.status !== 200 || reader === undefined) {
+    throw new Error(`the event stream answered ${response.status}: ${await response.text()}`);
   }
-  const data = /^event: hello\ndata: (.*)$/m.exec(text)?.[1];
-  if (data === undefined) throw new Error(`no hello in ${text}`);
-  return { hello: JSON.parse(data), close: () => abort.abort() };
+  const decoder = new TextDecoder();
+  const queue: StreamEvent[] = [];
+  let rest = "";
+  // Each read waits for the server's next chunk: the test's timeout bounds the loop.
+  const next = async (): Promise<StreamEvent> => {
+    for (;;) {
+      const event = queue.shift();
+      if (event !== undefined) return event;
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the event stream ended: ${rest}`);
+      const parsed = parseEvents(rest + decoder.decode(value, { stream: true }));
+      rest = parsed.rest;
+      queue.push(...parsed.events);
+    }
+  };
+  const first = await next();
+  if (first.event !== "hello") throw new Error(`the stream began with ${first.event}`);
+  return { hello: JSON.parse(first.data) as Hello, next, close: () => abort.abort() };
+}
+
+/**
+ * One request with headers as given, `Host` and `Origin` included (which `fetch` sets itself), to
+ * the server listening on loopback at `port`; the answer's status and body.
+ */
+function rawRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  json?: unknown,
+): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const body = json === undefined ? undefined : JSON.stringify(json);
+    const sent = httpRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        headers: {
+          ...headers,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        timeout: 15_000,
+      },
+      (answer) => {
+        let text = "";
+        answer.setEncoding("utf8");
+        answer.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        answer.on("end", () => resolve({ status: answer.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
+    sent.on("error", reject);
+    sent.on("timeout", () => sent.destroy(new Error(`${method} ${path} got no answer in 15 s`)));
+    sent.end(body);
+  });
 }
 
 const stops: (() => Promise<void>)[] = [];
@@ -200,7 +275,14 @@ describe("what the console shows of a client", () => {
     expect(tenant.consoleUrl).toBe(`${tenant.domain}${CONSOLE_PATH}`);
     const page = await fetch(tenant.consoleUrl);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain("<title>local-tenant · local tenant console</title>");
+    expect(await page.text()).toContain("<title>Local tenant console</title>");
+  });
+
+  it("serves a page that holds nothing of the tenant, not even its name", async () => {
+    const api = await started({ seed: { tenant: "acme-secret-project" } });
+    const page = await callApi(api, "GET", CONSOLE_PATH);
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain("acme-secret-project");
   });
 
   it("serves its page, script and style from the local tenant with a policy of this origin only", async () => {
@@ -255,15 +337,33 @@ describe("editing from the console", () => {
     expect(api.store.getProvider()).toBe("sns");
   });
 
-  it("refuses an edit of key material, which needs update:client_keys", async () => {
+  it("refuses an edit of key material, a field the page does not edit", async () => {
     const api = await started();
     const edit = await callApi(api, "PATCH", `${CONSOLE_PATH}/clients/${PORTAL}`, {
       json: { client_secret: "a-new-secret-of-enough-length-000000" },
     });
-    expect(edit.status).toBe(403);
+    expect(edit.status).toBe(400);
     expect(edit.body).toMatchObject({
-      message: "Insufficient scope, expected any of: update:client_keys",
+      message:
+        "The console edits a client's name, description, callbacks, allowed_logout_urls only, not client_secret",
     });
+  });
+
+  it("refuses with a 400 naming them the fields its page does not edit, and changes nothing", async () => {
+    const api = await started();
+    const before = api.store.getClient(PORTAL);
+    const edit = await callApi(api, "PATCH", `${CONSOLE_PATH}/clients/${PORTAL}`, {
+      json: { description: "sneaked in", grant_types: ["implicit", "password"], app_type: "spa" },
+    });
+    expect(edit.status).toBe(400);
+    expect(edit.body).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message:
+        "The console edits a client's name, description, callbacks, allowed_logout_urls only, not grant_types, app_type",
+      errorCode: "invalid_body",
+    });
+    expect(api.store.getClient(PORTAL)).toEqual(before);
   });
 });
 
@@ -314,5 +414,281 @@ describe("the console beyond loopback", () => {
     expect((await edit(["read:clients"])).statusCode).toBe(403);
     expect((await edit(["update:clients"])).statusCode).toBe(200);
     expect(context.store.getClient(PORTAL)?.description).toBe("from afar");
+  });
+});
+
+describe("the console against pages of other sites", () => {
+  const REBOUND_HOST =
+    'The local tenant\'s console and control routes answer only at the address it listens on or at localhost, not at "rebound.attacker.example"';
+
+  it("refuses a read and an edit whose Host is a name rebound to its address", async () => {
+    const api = await started();
+    const before = api.store.getClient(PORTAL);
+    const host = { host: "rebound.attacker.example" };
+    const read = await rawRequest(api.port, "GET", `${CONSOLE_PATH}/clients/${PORTAL}`, host);
+    const edit = await rawRequest(api.port, "PATCH", `${CONSOLE_PATH}/clients/${PORTAL}`, host, {
+      description: "rebound",
+    });
+    expect(read).toEqual({
+      status: 403,
+      body: { statusCode: 403, error: "Forbidden", message: REBOUND_HOST, errorCode: "forbidden" },
+    });
+    expect(edit).toEqual(read);
+    expect(api.store.getClient(PORTAL)).toEqual(before);
+  });
+
+  it("refuses the other control routes a rebound name too", async () => {
+    const api = await started();
+    const state = await rawRequest(api.port, "GET", "/__tenant-api/state", {
+      host: "rebound.attacker.example",
+    });
+    expect(state.status).toBe(403);
+    expect(state.body).toMatchObject({ message: REBOUND_HOST });
+  });
+
+  it("refuses an edit sent from a page of another origin", async () => {
+    const api = await started();
+    const before = api.store.getClient(PORTAL);
+    const edit = await rawRequest(
+      api.port,
+      "PATCH",
+      `${CONSOLE_PATH}/clients/${PORTAL}`,
+      { host: `127.0.0.1:${api.port}`, origin: "https://attacker.example" },
+      { description: "from another site" },
+    );
+    expect(edit).toEqual({
+      status: 403,
+      body: {
+        statusCode: 403,
+        error: "Forbidden",
+        message:
+          "The local tenant's console and control routes take requests from the console's own origin only, not from \"https://attacker.example\"",
+        errorCode: "forbidden",
+      },
+    });
+    expect(api.store.getClient(PORTAL)).toEqual(before);
+  });
+
+  it("takes an edit from its own page, at its address or at localhost", async () => {
+    const api = await started();
+    for (const host of [`127.0.0.1:${api.port}`, `localhost:${api.port}`]) {
+      const edit = await rawRequest(
+        api.port,
+        "PATCH",
+        `${CONSOLE_PATH}/clients/${PORTAL}`,
+        { host, origin: `http://${host}` },
+        { description: `edited at ${host}` },
+      );
+      expect(edit.status).toBe(200);
+      expect(api.store.getClient(PORTAL)?.description).toBe(`edited at ${host}`);
+    }
+  });
+});
+
+describe("foreignPlaceError", () => {
+  const place = {
+    host: "127.0.0.1:4000",
+    origin: undefined,
+    protocol: "http",
+    localAddress: "127.0.0.1",
+    listenHost: undefined,
+  };
+
+  it("answers a request sent to the address the connection reached, or to localhost", () => {
+    expect(foreignPlaceError(place)).toBeUndefined();
+    expect(foreignPlaceError({ ...place, host: "LOCALHOST:4000" })).toBeUndefined();
+    expect(
+      foreignPlaceError({ ...place, host: "[::1]:4000", localAddress: "::1" }),
+    ).toBeUndefined();
+    expect(foreignPlaceError({ ...place, localAddress: "::ffff:127.0.0.1" })).toBeUndefined();
+  });
+
+  it("answers a request sent to the name the server was told to listen on", () => {
+    const named = { ...place, host: "devbox.lan:4000", localAddress: "192.0.2.7" };
+    expect(foreignPlaceError(named)?.statusCode).toBe(403);
+    expect(foreignPlaceError({ ...named, listenHost: "devbox.lan" })).toBeUndefined();
+  });
+
+  it("refuses a request without a Host, or whose Host is not a host and port", () => {
+    expect(foreignPlaceError({ ...place, host: undefined })?.statusCode).toBe(403);
+    expect(foreignPlaceError({ ...place, host: "user@127.0.0.1:4000" })?.statusCode).toBe(403);
+    expect(foreignPlaceError({ ...place, host: "127.0.0.1:4000/x" })?.statusCode).toBe(403);
+  });
+
+  it("takes the origin of its own scheme and host only, and no origin at all", () => {
+    const from = (origin: string, protocol = "http") =>
+      foreignPlaceError({ ...place, origin, protocol })?.statusCode;
+    expect(from("http://127.0.0.1:4000")).toBeUndefined();
+    expect(from("https://127.0.0.1:4000", "https")).toBeUndefined();
+    expect(from("https://127.0.0.1:4000")).toBe(403);
+    expect(from("http://127.0.0.1:4001")).toBe(403);
+    expect(from("null")).toBe(403);
+  });
+});
+
+describe("the page's edit and answers", () => {
+  const client = {
+    name: "Portal",
+    description: null,
+    callbacks: ["https://a.example/cb", "https://b.example/cb"],
+  };
+  const texts = {
+    name: "Portal",
+    description: "",
+    callbacks: "https://a.example/cb\nhttps://b.example/cb",
+    allowed_logout_urls: "",
+  };
+
+  it("sends nothing when no field changed, a list's blank lines and spaces included", () => {
+    expect(clientEdit(client, texts)).toEqual({});
+    const spaced = { ...texts, callbacks: " https://a.example/cb\n\nhttps://b.example/cb \n" };
+    expect(clientEdit(client, spaced)).toEqual({});
+  });
+
+  it("sends each changed field as the client holds it, a list as a list", () => {
+    const changed = { ...texts, description: "New", allowed_logout_urls: "https://a.example/out" };
+    expect(clientEdit(client, changed)).toEqual({
+      description: "New",
+      allowed_logout_urls: ["https://a.example/out"],
+    });
+  });
+
+  it("reads a 2xx's JSON, a refusal's message, and an answer that is not JSON as a failure", () => {
+    expect(readAnswer(200, '{"provider":"sns"}')).toEqual({ ok: true, data: { provider: "sns" } });
+    expect(readAnswer(400, '{"message":"Payload validation error"}')).toEqual({
+      ok: false,
+      message: "400: Payload validation error",
+    });
+    expect(readAnswer(200, "<html>proxy</html>")).toEqual({
+      ok: false,
+      message: "200: the answer is not JSON",
+    });
+  });
+});
+
+describe("the console's reads beyond loopback", () => {
+  const remoteAddress = "192.0.2.10";
+
+  async function remote() {
+    const { context } = await createServerContext({ random: 7 });
+    const app = buildApp(context);
+    stops.push(() => app.close());
+    return { app, context };
+  }
+
+  it("refuses every read from another address without a token, the event stream's included", async () => {
+    const { app } = await remote();
+    for (const path of ["/clients", `/clients/${PORTAL}`, "/tenant", "/events"]) {
+      const answer = await app.inject({
+        method: "GET",
+        url: `${CONSOLE_PATH}${path}`,
+        remoteAddress,
+      });
+      expect({ path, status: answer.statusCode, body: answer.json() }).toMatchObject({
+        path,
+        status: 401,
+        body: { message: "Missing authentication" },
+      });
+    }
+  });
+
+  it("reads from another address with a token of the three read scopes, not fewer", async () => {
+    const { app, context } = await remote();
+    const read = async (scopes: readonly string[]) => {
+      const token = await context.auth.mint({ scopes: [...scopes] });
+      return app.inject({
+        method: "GET",
+        url: `${CONSOLE_PATH}/tenant`,
+        headers: { authorization: `Bearer ${token}` },
+        remoteAddress,
+      });
+    };
+    const fewer = await read(["read:clients"]);
+    expect(fewer.statusCode).toBe(403);
+    expect(fewer.json()).toMatchObject({
+      message: "Insufficient scope, expected any of: read:guardian_factors",
+    });
+    expect((await read(READ_ONLY_SCOPES)).statusCode).toBe(200);
+  });
+
+  it("serves the page, its script and its style to another address without a token", async () => {
+    const { app } = await remote();
+    for (const path of ["", "/console.js", "/console.css"]) {
+      const answer = await app.inject({
+        method: "GET",
+        url: `${CONSOLE_PATH}${path}`,
+        remoteAddress,
+      });
+      expect({ path, status: answer.statusCode }).toEqual({ path, status: 200 });
+    }
+  });
+});
+
+describe("the console's event streams", () => {
+  /** A server from the parts, listening on loopback, whose monitor the test reaches and ticks. */
+  async function listening() {
+    const fake = fakeInterval();
+    const { context } = await createServerContext({ consoleInterval: fake.interval });
+    const app = buildApp(context);
+    stops.push(() => app.close());
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const port = (app.server.address() as AddressInfo).port;
+    return { context, fake, port, consoleUrl: `http://127.0.0.1:${port}${CONSOLE_PATH}` };
+  }
+
+  /** A log entry whose path is 64 kB long: a few of them fill a tick. */
+  const BIG = {
+    method: "GET",
+    path: `/${"x".repeat(64 * 1024)}`,
+    status: 200,
+    caller: "program" as const,
+    ms: 0,
+  };
+
+  it(`refuses a stream beyond the ${MAX_EVENT_STREAMS} open at once with a 503`, async () => {
+    const api = await started();
+    const open: OpenStream[] = [];
+    for (let n = 0; n < MAX_EVENT_STREAMS; n += 1) open.push(await openStream(api));
+    const refused = await callApi(api, "GET", `${CONSOLE_PATH}/events`);
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({
+      message: `The console has ${MAX_EVENT_STREAMS} event streams open, the most it serves: close one of its pages first`,
+    });
+    for (const stream of open) stream.close();
+  });
+
+  it("drops a stream whose page stopped reading once its unsent events pass 1 MiB", async () => {
+    const { context, fake, port } = await listening();
+    const socket = connect(port, "127.0.0.1");
+    stops.push(async () => {
+      socket.destroy();
+    });
+    // Never read: the kernel's buffers fill, then the server's.
+    socket.pause();
+    socket.write(`GET ${CONSOLE_PATH}/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    await vi.waitFor(() => expect(context.monitor.pages).toBe(1));
+    let written = 0;
+    for (let tick = 0; tick < 2000 && context.monitor.pages > 0; tick += 1) {
+      context.monitor.request(BIG);
+      fake.running()[0]?.run();
+      written += BIG.path.length;
+      // A turn of the event loop, so that the server's writes reach the socket.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(context.monitor.pages).toBe(0);
+    expect(written).toBeGreaterThan(MAX_UNSENT_BYTES);
+  });
+
+  it("keeps a stream whose page reads it, however much it is sent", async () => {
+    const { context, fake, consoleUrl } = await listening();
+    const stream = await openStream({ consoleUrl });
+    stops.push(async () => stream.close());
+    for (let tick = 0; tick < 32; tick += 1) {
+      context.monitor.request(BIG);
+      fake.running()[0]?.run();
+      expect((await stream.next()).event).toBe("tick");
+    }
+    expect(32 * BIG.path.length).toBeGreaterThan(2 * MAX_UNSENT_BYTES);
+    expect(context.monitor.pages).toBe(1);
   });
 });

@@ -25,6 +25,7 @@ import { registerControlRoutes } from "./control-routes.js";
 import { ApiError, defaultErrorCode, OAuthError, reasonPhrase } from "./errors.js";
 import { isServedPath, registerManagementRoutes } from "./management-routes.js";
 import { registerOAuthRoutes } from "./oauth-routes.js";
+import { foreignPlaceError } from "./origin.js";
 
 /** When each request arrived (`performance.now()`), kept only while a console page is open. */
 const arrivedAt = new WeakMap<FastifyRequest, number>();
@@ -140,8 +141,9 @@ function takeRateLimit(context: ServerContext, reply: FastifyReply): void {
 }
 
 /**
- * What happens before any route, in the platform's order: the control routes answer loopback
- * clients only; otherwise the request is told of, the next fault applies (latency, a dropped
+ * What happens before any route, in the platform's order: the control routes answer requests made
+ * to this server's own address from its own origin (`origin.ts`), and loopback clients only but
+ * for the console's; otherwise the request is told of, the next fault applies (latency, a dropped
  * connection), the rate limit, an injected error, then authentication.
  */
 async function beforeRoute(
@@ -152,7 +154,15 @@ async function beforeRoute(
   if (context.monitor.active) arrivedAt.set(request, performance.now());
   const area = areaOf(request.url);
   if (area === "control") {
-    // The console answers wherever the server listens; its edits check their caller themselves.
+    const foreign = foreignPlaceError({
+      host: request.headers.host,
+      origin: request.headers.origin,
+      protocol: request.protocol,
+      localAddress: request.socket.localAddress,
+      listenHost: context.listenHost,
+    });
+    if (foreign !== undefined) throw foreign;
+    // The console answers wherever the server listens; its routes check their caller themselves.
     if (!isLoopback(request.socket.remoteAddress) && !isConsolePath(pathOf(request.url))) {
       throw new ApiError(403, "forbidden", "The control routes answer loopback clients only");
     }

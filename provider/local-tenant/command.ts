@@ -14,6 +14,7 @@ import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
 import { CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 import { MAX_BACKGROUND_BURST, MAX_BACKGROUND_RATE } from "./background-load.js";
+import { isLoopback } from "./context.js";
 import { startTenantApi, type TenantApi, type TenantApiOptions } from "./server.js";
 
 /** `--help`. */
@@ -226,6 +227,24 @@ export function backgroundSummary(
   );
 }
 
+/**
+ * The line written on stderr when the tenant listens beyond loopback (`--host` another address or
+ * name), so that nobody leaves it reachable from other machines without knowing; undefined on
+ * loopback. Beyond loopback, the management API and the console answer others only with a token,
+ * the other control routes not at all (docs/local-tenant.md, "The console").
+ *
+ * @internal
+ */
+export function beyondLoopbackWarning(host: string | undefined): string | undefined {
+  if (host === undefined || host.toLowerCase() === "localhost" || isLoopback(host)) {
+    return undefined;
+  }
+  return (
+    `pulumi-tenant local-tenant: warning: listening on ${host}, beyond loopback: other machines ` +
+    "can reach this tenant (its console and management API answer them with a token only)\n"
+  );
+}
+
 /** Where the command writes. */
 export interface LocalTenantIo {
   /** The ready line. */
@@ -295,6 +314,8 @@ export async function runLocalTenant(args: readonly string[], io: LocalTenantIo)
       return 0;
     }
     api = await startTenantApi(options);
+    const warning = beyondLoopbackWarning(options.host);
+    if (warning !== undefined) io.stderr(warning);
   } catch (error) {
     if (error instanceof TenantError) {
       const usage = error instanceof CommandUsageError ? `\n${USAGE}` : "";

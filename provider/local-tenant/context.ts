@@ -30,6 +30,11 @@ export interface ServerContext {
   monitor: ConsoleMonitor;
   /** Lifetime of the tokens the token endpoint issues, in seconds. */
   tokenTtlSeconds: number;
+  /**
+   * The address the server was told to listen on (`TenantApiOptions.host`), when it was given one:
+   * a name there is the server's own in a request's `Host` (`origin.ts`).
+   */
+  listenHost?: string | undefined;
   /** Told of every request as it arrives (`TenantApiOptions.onRequest`). */
   onRequest?: ((request: TenantApiRequest) => void) | undefined;
   /** Told of every answer as it leaves (`TenantApiOptions.onAnswer`). */

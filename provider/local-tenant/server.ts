@@ -17,7 +17,7 @@ import {
   type ResolvedBackgroundLoad,
 } from "./background-load.js";
 import { ConsoleMonitor, type IntervalTimer } from "./console/monitor.js";
-import { CONSOLE_PATH } from "./console/routes.js";
+import { CONSOLE_PATH } from "./console/shared.js";
 import type { ServerContext, TenantApiRequest } from "./context.js";
 import { createRandom, FaultInjector, type FaultOptions, type ResolvedFaults } from "./faults.js";
 import { type RateLimitOptions, TokenBucket } from "./rate-limit.js";
@@ -213,6 +213,7 @@ export async function createServerContext(
       interval: options.consoleInterval,
     }),
     tokenTtlSeconds,
+    listenHost: options.host,
     onRequest: options.onRequest,
     onAnswer: options.onAnswer,
   };

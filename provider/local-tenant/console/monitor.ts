@@ -13,70 +13,15 @@
 import { DEFAULT_PACING_BUDGET, reserveTokens } from "../../api/pacing.js";
 import type { TokenBucket } from "../rate-limit.js";
 import type { RequestStats } from "../stats.js";
-
-/** Who made a request: the program under test, the background load, or a person on the console. */
-type Caller = "program" | "background" | "console";
-
-/** One request of the console's log. */
-export interface LogEntry {
-  /** Increasing number of the entry, so that a page knows which entries it has. */
-  seq: number;
-  /** When the answer left, in milliseconds since the epoch. */
-  at: number;
-  /** The request's method. */
-  method: string;
-  /** The path, without the query; `(bucket)` for a background read, which has none. */
-  path: string;
-  /** The answer's status, or `dropped` for a connection closed by fault injection. */
-  status: number | "dropped";
-  /** Who made it. */
-  caller: Caller;
-  /** Milliseconds from the request's arrival to its answer. */
-  ms: number;
-}
-
-/** The requests of one second, by caller and status class. */
-export interface SecondCounts {
-  /** The program's answers below 400. */
-  ok: number;
-  /** The program's 4xx answers other than 429. */
-  client: number;
-  /** The program's 429 answers. */
-  limited: number;
-  /** The program's 5xx answers and dropped connections. */
-  server: number;
-  /** Background reads the bucket let through. */
-  backgroundAllowed: number;
-  /** Background reads refused with 429. */
-  backgroundRefused: number;
-}
-
-/** One second of the console's history. */
-export interface Second extends SecondCounts {
-  /** The end of the second, in milliseconds since the epoch. */
-  at: number;
-  /** Tokens in the bucket at the end of the second; null without a rate limit. */
-  level: number | null;
-}
-
-/** The rate limit as the console draws it: the bucket, and the reserve the provider keeps of it. */
-export interface BucketInfo {
-  /** Tokens added a second. */
-  rate: number;
-  /** The bucket's capacity. */
-  burst: number;
-  /** The provider's default reserve of this bucket (`reserveTokens`, a quarter rounded up). */
-  reserve: number;
-}
-
-/**
- * How many requests the log keeps: the latest, the oldest dropped first.
- *
- * @internal
- */
-export const LOG_LIMIT = 400;
-/** How many seconds of history are kept: five minutes. */
-const HISTORY_SECONDS = 300;
+import {
+  type BucketInfo,
+  HISTORY_SECONDS,
+  LOG_LIMIT,
+  type LogEntry,
+  type Second,
+  type SecondCounts,
+  type Tick,
+} from "./shared.js";
 
 /** Runs `run` every `ms` until the returned function is called. */
 export type IntervalTimer = (run: () => void, ms: number) => () => void;
@@ -87,18 +32,6 @@ const nodeInterval: IntervalTimer = (run, ms) => {
   timer.unref();
   return () => clearInterval(timer);
 };
-
-/** What a page is sent each second: the second that ended, and the log entries it added. */
-export interface Tick {
-  /** The second that ended. */
-  second: Second;
-  /** The log entries added during it, oldest first. */
-  entries: LogEntry[];
-  /** `TenantStore.version`: the page re-reads clients and the tenant when it moves. */
-  version: number;
-  /** The rate limit now (it may have been changed), or null without one. */
-  bucket: BucketInfo | null;
-}
 
 /** What {@link ConsoleMonitor} watches. */
 export interface MonitorParts {
@@ -147,6 +80,11 @@ export class ConsoleMonitor {
   /** Whether a page is open: only then is anything recorded. */
   get active(): boolean {
     return this.viewers.size > 0;
+  }
+
+  /** How many pages are open (their event streams, which the routes cap). */
+  get pages(): number {
+    return this.viewers.size;
   }
 
   /**

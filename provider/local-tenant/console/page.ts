@@ -1,32 +1,40 @@
 /**
  * The console's page and style (docs/local-tenant.md, "The console"), as text shipped in the
- * package: the compiled package has no other files to serve, and the page must load nothing from
- * anywhere but the local tenant. The script is `script.ts`.
+ * package: the page must load nothing from anywhere but the local tenant. The script is
+ * `browser/main.ts`, bundled into `console.js` by `npm run build`.
  */
 
-/** Escapes text for HTML: the tenant's name comes from a seed. */
-function escapeHtml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
-  );
+import { CONSOLE_PATH, EDITABLE_FIELDS, LOG_LIMIT } from "./shared.js";
+
+/** The client form's fields, from the one list the page's script and the edit route share. */
+function formFields(): string {
+  return EDITABLE_FIELDS.map(({ field, label, kind, rows }) => {
+    const hint = kind === "urls" ? ' <span class="muted">(one URL a line)</span>' : "";
+    const input =
+      rows === 1
+        ? `<input name="${field}" type="text">`
+        : `<textarea name="${field}" rows="${rows}"></textarea>`;
+    return `      <label>${label}${hint} ${input}</label>`;
+  }).join("\n");
 }
 
-/** The page, for the tenant named `tenant`; the script fills it in. */
-export function consoleHtml(tenant: string): string {
-  const name = escapeHtml(tenant);
-  return `<!doctype html>
+/**
+ * The page. It holds nothing of the tenant, not even its name (the script fills everything in from
+ * the routes that need a token beyond loopback), so that it may be served to anyone who reaches
+ * the console: a browser's navigation to it cannot carry a token.
+ */
+export const CONSOLE_HTML: string = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${name} · local tenant console</title>
-<link rel="stylesheet" href="/__tenant-api/console/console.css">
-<script src="/__tenant-api/console/console.js" defer></script>
+<title>Local tenant console</title>
+<link rel="stylesheet" href="${CONSOLE_PATH}/console.css">
+<script src="${CONSOLE_PATH}/console.js" defer></script>
 </head>
 <body>
 <header>
-  <h1>Local tenant <span class="tenant">${name}</span></h1>
+  <h1>Local tenant <span id="tenant" class="tenant"></span></h1>
   <span id="live" class="live off">connecting…</span>
 </header>
 <main>
@@ -38,12 +46,7 @@ export function consoleHtml(tenant: string): string {
   <section class="panel client">
     <h2>Client <span id="client-title" class="muted">none selected</span></h2>
     <form id="client-form" hidden>
-      <label>Name <input name="name" type="text"></label>
-      <label>Description <textarea name="description" rows="2"></textarea></label>
-      <label>Callbacks <span class="muted">(one URL a line)</span>
-        <textarea name="callbacks" rows="3"></textarea></label>
-      <label>Allowed logout URLs <span class="muted">(one URL a line)</span>
-        <textarea name="allowed_logout_urls" rows="2"></textarea></label>
+${formFields()}
       <div class="row"><button type="submit">Save</button>
         <span id="client-result" role="status"></span></div>
     </form>
@@ -61,9 +64,10 @@ export function consoleHtml(tenant: string): string {
     <ul id="streams"></ul>
     <div id="token-box" hidden>
       <h2>Management API token</h2>
-      <p class="muted">This console is not on loopback: edits need a token with the write scopes.
-        It stays in this page's memory only.</p>
+      <p class="muted">This console is not on loopback: it needs a token with the read scopes to
+        show the tenant, and the write scopes to edit it. It stays in this page's memory only.</p>
       <input id="token" type="password" autocomplete="off">
+      <span id="token-result" role="status"></span>
     </div>
   </section>
   <section class="panel wide">
@@ -80,7 +84,7 @@ export function consoleHtml(tenant: string): string {
       <span class="k bg"></span>background <span class="k bgref"></span>background 429</p>
   </section>
   <section class="panel wide">
-    <h2>Requests <span class="muted">newest first, the latest 400</span>
+    <h2>Requests <span class="muted">newest first, the latest ${LOG_LIMIT}</span>
       <select id="log-caller"><option value="">every caller</option>
         <option>program</option><option>background</option><option>console</option></select></h2>
     <table><thead><tr><th>time</th><th>caller</th><th>method</th><th>path</th><th>status</th>
@@ -90,10 +94,9 @@ export function consoleHtml(tenant: string): string {
 </body>
 </html>
 `;
-}
 
 /** The page's style. */
-export const CONSOLE_CSS = `
+export const CONSOLE_CSS: string = `
 :root { --bg: #f6f7f9; --fg: #1d2330; --muted: #6b7280; --line: #d9dde4; --accent: #3558d4;
   --ok: #2f9e5b; --client: #e0a021; --limited: #d23c3c; --server: #7a3fc4; --bg-load: #9aa3b2;
   --bg-ref: #5b2a2a; }
