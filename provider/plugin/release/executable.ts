@@ -8,7 +8,6 @@
  * @module
  */
 
-import { execFile } from "node:child_process";
 import {
   chmod,
   copyFile,
@@ -21,18 +20,12 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { create } from "tar";
-import { PluginBuildError } from "../../errors.js";
 import { tarballName } from "../tarball.js";
 import { adHocSign } from "./macho-sign.js";
 import { hostNode, nodeBase, nodeLicense } from "./node-bases.js";
 import { EXECUTABLE, type PluginTarget } from "./targets.js";
-
-const run = promisify(execFile);
-
-/** A tool's bound: `node --build-sea` takes seconds; past this it is killed and the build fails. */
-const TOOL_TIMEOUT_MS = 300_000;
+import { tool } from "./tool.js";
 
 /**
  * The single executable application's settings, the same for every platform (so one blob serves
@@ -61,27 +54,6 @@ export interface ReleaseTarball {
   readonly bytes: number;
   /** The executable's size before packing. */
   readonly executableBytes: number;
-}
-
-async function tool(command: string, args: string[], what: string): Promise<string> {
-  try {
-    const { stdout } = await run(command, args, {
-      maxBuffer: 16 * 1024 * 1024,
-      timeout: TOOL_TIMEOUT_MS,
-    });
-    return stdout;
-  } catch (error) {
-    const { code, stderr, killed } = error as { code?: unknown; stderr?: string; killed?: boolean };
-    if (code === "ENOENT") {
-      throw new PluginBuildError(`${what} needs ${command}, which is not on PATH`);
-    }
-    if (killed === true) {
-      throw new PluginBuildError(
-        `${what}: ${command} was killed after ${TOOL_TIMEOUT_MS / 1000} s`,
-      );
-    }
-    throw new PluginBuildError(`${what}: ${command} failed: ${String(stderr ?? error).trim()}`);
-  }
 }
 
 /**
