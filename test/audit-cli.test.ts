@@ -113,7 +113,7 @@ const SEED: TenantSeed = {
       client_id: BANK,
       name: "Open Banking",
       app_type: "regular_web",
-      callbacks: ["https://bank.example.com/cb"],
+      callbacks: ["https://bank.example.com/cb", "https://*.bank.example.com/cb"],
       grant_types: ["authorization_code"],
       client_authentication_methods: { private_key_jwt: { credentials: [{ id: "cred_bank" }] } },
       compliance_level: "fapi1_adv_pkj_par",
@@ -268,7 +268,7 @@ describe("pulumi-tenant audit of the live tenant", () => {
     expect(stdout).toBe(
       [
         `Audit of tenant "acme" (${tenant.domain}), read ${READ_AT}`,
-        "7 clients judged by 18 rules: 5 mandatory findings and 20 advisory findings, on 7 clients",
+        "7 clients judged by 18 rules: 5 mandatory findings and 21 advisory findings, on 7 clients",
         "",
         "  LEVEL      RULE                                  FIELD                               VALUE                                                            WHY",
         `client "Legacy Portal" (${PORTAL})`,
@@ -296,7 +296,8 @@ describe("pulumi-tenant audit of the live tenant", () => {
         `client "Guardian reader" (${READER})`,
         "  advisory   tenant-sender-constrained-tokens      requireProofOfPossession            false                                                            leaves the tokens of client_credentials as bearer tokens that work for whoever steals them; set it to true to bind them to the client's key, by DPoP (RFC 9449) or mTLS (RFC 8705)",
         `client "Open Banking" (${BANK})`,
-        '  mandatory  tenant-compliance-profile             requirePushedAuthorizationRequests  false                                                            breaks complianceLevel "fapi1_adv_pkj_par" (FAPI 1 Advanced with private key JWT and PAR), which requires pushed authorization requests (RFC 9126); set it to true',
+        '  advisory   tenant-url-wildcard                   callbacks[1]                        "https://*.bank.example.com/cb"                                  has a wildcard, which lets any matching host receive codes and tokens; list the URLs',
+        `  mandatory  tenant-compliance-profile             callbacks[1]                        "https://*.bank.example.com/cb"                                  has a wildcard, and complianceLevel "fapi1_adv_pkj_par" (FAPI 1 Advanced with private key JWT and PAR) prevents wildcards in the client's allowed callbacks (the platform's "Configure FAPI Compliance" table), so no authorization can complete; list the URLs`,
         admin,
         '  advisory   tenant-refresh-token-forever          refreshToken                        {"rotationType":"non-rotating","expirationType":"non-expiring"}  neither rotates nor expires, so a stolen one works forever; rotate it or let it expire',
         "  advisory   tenant-sender-constrained-tokens      requireProofOfPossession            false                                                            leaves the tokens of client_credentials as bearer tokens that work for whoever steals them; set it to true to bind them to the client's key, by DPoP (RFC 9449) or mTLS (RFC 8705)",
@@ -340,12 +341,12 @@ describe("pulumi-tenant audit of the live tenant", () => {
       7,
     ]);
     expect(report.counts).toEqual({
-      findings: 25,
-      byLevel: { mandatory: 5, advisory: 20 },
+      findings: 26,
+      byLevel: { mandatory: 5, advisory: 21 },
       byRule: {
         "tenant-url-plain-http": 1,
         "tenant-url-loopback": 1,
-        "tenant-url-wildcard": 1,
+        "tenant-url-wildcard": 2,
         "tenant-grant-type-forbidden": 2,
         "tenant-grant-type-app-type": 1,
         "tenant-public-client-credentials": 1,
@@ -375,14 +376,14 @@ describe("pulumi-tenant audit of the live tenant", () => {
     expect([code, stdout, stderr]).toEqual([
       1,
       `${out}\n`,
-      `audited 7 clients: 5 mandatory findings and 20 advisory findings; the sarif report is in ${out}\n`,
+      `audited 7 clients: 5 mandatory findings and 21 advisory findings; the sarif report is in ${out}\n`,
     ]);
     const log = JSON.parse(await readFile(out, "utf8"));
     expect(validateSarif(log), JSON.stringify(validateSarif.errors)).toBe(true);
     expect(log.runs[0].tool.driver.rules.map((rule: { id: string }) => rule.id)).toEqual([
       ...RULE_NAMES,
     ]);
-    expect(log.runs[0].results).toHaveLength(25);
+    expect(log.runs[0].results).toHaveLength(26);
   });
 
   it("judges by the rules' config: a rule off, a level raised, loopback allowed in the stack named", async () => {
@@ -400,7 +401,7 @@ describe("pulumi-tenant audit of the live tenant", () => {
     );
     const report = JSON.parse(stdout);
     expect(code).toBe(0);
-    expect([report.stack, report.counts.byLevel]).toEqual(["dev", { mandatory: 0, advisory: 21 }]);
+    expect([report.stack, report.counts.byLevel]).toEqual(["dev", { mandatory: 0, advisory: 22 }]);
     expect(report.counts.byRule).toMatchObject({
       "tenant-url-plain-http": 0,
       "tenant-url-loopback": 0,

@@ -41,7 +41,7 @@ import {
   TenantNetworkError,
 } from "../provider/errors.js";
 import { DEFAULT_FIELDS } from "../provider/generate/fields.js";
-import { RULE_NAMES, TENANT_RULES } from "../provider/policy/rules.js";
+import { RULE_NAMES, TENANT_RULES } from "../provider/policy/index.js";
 
 const PORTAL_ID = "P0rta1P0rta1P0rta1P0rta1P0rta1Aa";
 const SPA_ID = "Spa5pa5pa5pa5pa5pa5pa5pa5pa5pa5B";
@@ -465,9 +465,47 @@ describe("the policy config file", () => {
     });
     expect(
       judgeClients([bare], settings, undefined).map((f) => [f.rule, f.level, f.field]),
+    ).toEqual([["tenant-compliance-profile", "advisory", "requireProofOfPossession"]]);
+  });
+
+  it("finds nothing in a FAPI client's unset PAR setting: its level requires PAR whatever the setting", () => {
+    const fapi: WireClient = {
+      client_id: API_ID,
+      name: "Open Banking",
+      app_type: "regular_web",
+      callbacks: ["https://bank.example.com/cb"],
+      grant_types: ["authorization_code"],
+      oidc_conformant: true,
+      client_authentication_methods: { private_key_jwt: { credentials: [{ id: "cred_bank" }] } },
+      require_proof_of_possession: true,
+      signed_request_object: { credentials: [{ id: "cred_bank" }] },
+      compliance_level: "fapi1_adv_pkj_par",
+    };
+    const rules = judgeClients([fapi], defaultRuleSettings(), undefined).map((f) => f.rule);
+    expect(rules).not.toContain("tenant-compliance-profile");
+    expect(rules).not.toContain("tenant-pushed-authorization-requests");
+  });
+
+  it("finds what makes a FAPI 1 client unusable: no credentials, no request-object key, a wildcard callback", () => {
+    const fapi: WireClient = {
+      client_id: API_ID,
+      name: "Open Banking",
+      app_type: "regular_web",
+      callbacks: ["https://*.bank.example.com/cb"],
+      grant_types: ["authorization_code"],
+      oidc_conformant: true,
+      client_authentication_methods: null,
+      require_proof_of_possession: true,
+      compliance_level: "fapi1_adv_pkj_par",
+    };
+    expect(
+      judgeClients([fapi], defaultRuleSettings(), undefined)
+        .filter((f) => f.rule === "tenant-compliance-profile")
+        .map((f) => [f.field, f.value]),
     ).toEqual([
-      ["tenant-compliance-profile", "advisory", "requirePushedAuthorizationRequests"],
-      ["tenant-compliance-profile", "advisory", "requireProofOfPossession"],
+      ["clientAuthenticationMethods", null],
+      ["signedRequestObject.credentials", []],
+      ["callbacks[0]", "https://*.bank.example.com/cb"],
     ]);
   });
 

@@ -104,12 +104,14 @@ describe("pulumi preview --policy-pack examples/policy-pack", {
     expect(requests(stack)).toEqual({});
   });
 
-  it("fails a program whose client breaks the compliance profile it names, naming the profile and the setting", async () => {
+  it("fails a program whose client the compliance profile it names makes unusable, naming the profile, the setting and the row, and not for PAR, which the level requires itself", async () => {
     const stack = await declaring({
       bank: {
         clientId: PORTAL,
         complianceLevel: "fapi1_adv_pkj_par",
         clientAuthenticationMethods: { privateKeyJwt: { credentials: [{ id: "cred_bank" }] } },
+        callbacks: ["https://bank.example.com/callback", "https://*.bank.example.com/callback"],
+        signedRequestObject: { required: true },
         requirePushedAuthorizationRequests: false,
         requireProofOfPossession: true,
       },
@@ -117,12 +119,25 @@ describe("pulumi preview --policy-pack examples/policy-pack", {
 
     const preview = await previewWithPack(stack);
 
+    const profile =
+      'complianceLevel "fapi1_adv_pkj_par" (FAPI 1 Advanced with private key JWT and PAR)';
+    const row = `(the platform's "Configure FAPI Compliance" table), so no authorization can complete`;
     expect(preview.ok, preview.output).toBe(false);
     expect(violations(preview)).toEqual([
       [
+        "advisory",
+        "tenant-url-wildcard",
+        'ClientSettings "bank": callbacks[1] "https://*.bank.example.com/callback" has a wildcard, which lets any matching host receive codes and tokens; list the URLs',
+      ],
+      [
         "mandatory",
         "tenant-compliance-profile",
-        'ClientSettings "bank": requirePushedAuthorizationRequests false breaks complianceLevel "fapi1_adv_pkj_par" (FAPI 1 Advanced with private key JWT and PAR), which requires pushed authorization requests (RFC 9126); set it to true',
+        `ClientSettings "bank": callbacks[1] "https://*.bank.example.com/callback" has a wildcard, and ${profile} prevents wildcards in the client's allowed callbacks ${row}; list the URLs`,
+      ],
+      [
+        "mandatory",
+        "tenant-compliance-profile",
+        `ClientSettings "bank": signedRequestObject.credentials [] holds no key to verify the client's request objects with, and ${profile} enforces signed request objects (JAR), signed with PS256 ${row}; add the client's public RSA key (RFC 9101)`,
       ],
     ]);
     expect(requests(stack)).toEqual({});

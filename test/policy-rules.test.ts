@@ -3,6 +3,8 @@
  * ClientSettings, and the CrossGuard policies that wrap them. Under the real CLI:
  * test/e2e-policy.test.ts.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { ResourceValidationArgs } from "@pulumi/policy";
 import { describe, expect, it } from "vitest";
 import {
@@ -83,6 +85,30 @@ describe("the rules of the pack", () => {
       complianceLevel: undefined,
     };
     for (const rule of RULE_NAMES) expect(judge(rule, unknown)).toEqual([]);
+  });
+});
+
+describe("the modules of the pack", () => {
+  it("import one another in no circle: what they share is below them all", () => {
+    const folder = join(__dirname, "..", "provider", "policy");
+    const imports = new Map(
+      readdirSync(folder).map((file) => [
+        file.replace(/\.ts$/, ""),
+        [...readFileSync(join(folder, file), "utf8").matchAll(/from "\.\/([^"]+)\.js"/g)].map(
+          (match) => match[1] ?? "",
+        ),
+      ]),
+    );
+    /** The first path from `module` back to a module already on `path`, if any. */
+    const circle = (module: string, path: readonly string[]): string[] | undefined => {
+      if (path.includes(module)) return [...path.slice(path.indexOf(module)), module];
+      for (const next of imports.get(module) ?? []) {
+        const found = circle(next, [...path, module]);
+        if (found) return found;
+      }
+      return undefined;
+    };
+    for (const module of imports.keys()) expect(circle(module, [])).toBeUndefined();
   });
 });
 
@@ -379,6 +405,16 @@ describe("the pushed authorization requests rule", () => {
     expect(judge("tenant-pushed-authorization-requests", none)).toEqual([]);
   });
 
+  it("says nothing to a client whose complianceLevel names a FAPI profile, of which the platform requires PAR", () => {
+    for (const complianceLevel of ["fapi1_adv_pkj_par", "fapi2_sp_mtls_mtls"]) {
+      expect(
+        judge("tenant-pushed-authorization-requests", { ...CONFIDENTIAL_WEB, complianceLevel }),
+      ).toEqual([]);
+    }
+    const none = { ...CONFIDENTIAL_WEB, complianceLevel: "none" };
+    expect(judge("tenant-pushed-authorization-requests", none)).toHaveLength(1);
+  });
+
   it("takes a client with key credentials and no secret method for a confidential one", () => {
     const keyOnly = { ...CONFIDENTIAL_WEB, tokenEndpointAuthMethod: "none" };
     expect(
@@ -421,6 +457,15 @@ describe("the signed request object rule", () => {
 
   it("says nothing to a public client that does not require them", () => {
     expect(judge("tenant-signed-request-object", PUBLIC_SPA)).toEqual([]);
+  });
+
+  it("leaves a FAPI 1 client, of which the platform enforces signed request objects, to the compliance profile rule", () => {
+    const fapi1 = { ...CONFIDENTIAL_WEB, complianceLevel: "fapi1_adv_pkj_par" };
+    expect(judge("tenant-signed-request-object", fapi1)).toEqual([]);
+    const unsatisfiable = { ...fapi1, signedRequestObject: { required: true } };
+    expect(judge("tenant-signed-request-object", unsatisfiable)).toEqual([]);
+    const fapi2 = { ...CONFIDENTIAL_WEB, complianceLevel: "fapi2_sp_pkj_mtls" };
+    expect(judge("tenant-signed-request-object", fapi2)).toHaveLength(1);
   });
 });
 
@@ -494,63 +539,111 @@ describe("the login URI rule", () => {
 });
 
 describe("the compliance profile rule", () => {
-  /** A client that meets every profile's common requirements, with `credentials`. */
+  /** A client that meets every profile, with `credentials` for its authentication. */
   const meeting = (complianceLevel: string, credentials: object) => ({
     complianceLevel,
     clientAuthenticationMethods: credentials,
-    requirePushedAuthorizationRequests: true,
     requireProofOfPossession: true,
+    signedRequestObject: { required: true, credentials: [{ id: "cred_3" }] },
+    callbacks: ["https://bank.example.com/cb"],
+    oidcConformant: true,
+  });
+  const PROFILES = [
+    ["fapi1_adv_pkj_par", PKJ],
+    ["fapi1_adv_mtls_par", MTLS],
+    ["fapi2_sp_pkj_mtls", PKJ],
+    ["fapi2_sp_mtls_mtls", MTLS],
+  ] as const;
+  /** How the platform's table is named in a finding. */
+  const TABLE = `(the platform's "Configure FAPI Compliance" table), so no authorization can complete`;
+
+  it("accepts a client that meets its profile, for every profile", () => {
+    for (const [level, credentials] of PROFILES) {
+      expect(judge("tenant-compliance-profile", meeting(level, credentials))).toEqual([]);
+    }
   });
 
-  it("finds a FAPI 1 Advanced private key JWT client that does not require PAR, naming the profile", () => {
+  it("accepts requirePushedAuthorizationRequests false or unset at every level, which requires PAR whatever it says", () => {
+    for (const [level, credentials] of PROFILES) {
+      for (const requirePushedAuthorizationRequests of [false, undefined]) {
+        const props = { ...meeting(level, credentials), requirePushedAuthorizationRequests };
+        expect(judge("tenant-compliance-profile", props)).toEqual([]);
+      }
+    }
+  });
+
+  it("accepts signedRequestObject.required false at the FAPI 1 levels, which enforce signed request objects whatever it says", () => {
     const props = {
       ...meeting("fapi1_adv_pkj_par", PKJ),
-      requirePushedAuthorizationRequests: false,
+      signedRequestObject: { required: false, credentials: [{ id: "cred_3" }] },
     };
+    expect(judge("tenant-compliance-profile", props)).toEqual([]);
+  });
+
+  it("finds a private key JWT profile's client whose clientAuthenticationMethods is null, naming the profile, the setting and the row", () => {
+    const props = { ...meeting("fapi1_adv_pkj_par", PKJ), clientAuthenticationMethods: null };
     expect(judge("tenant-compliance-profile", props)).toEqual([
-      `${WEB}: requirePushedAuthorizationRequests false breaks complianceLevel "fapi1_adv_pkj_par" (FAPI 1 Advanced with private key JWT and PAR), which requires pushed authorization requests (RFC 9126); set it to true`,
+      `${WEB}: clientAuthenticationMethods null holds no private key JWT credentials (privateKeyJwt), and complianceLevel "fapi1_adv_pkj_par" (FAPI 1 Advanced with private key JWT and PAR) requires private key JWT for client authentication ${TABLE}; add them`,
     ]);
   });
 
-  it("finds a FAPI 1 Advanced mTLS client without mTLS credentials", () => {
-    const props = meeting("fapi1_adv_mtls_par", PKJ);
-    expect(judge("tenant-compliance-profile", props)).toEqual([
-      `${WEB}: clientAuthenticationMethods {"privateKeyJwt":{"credentials":[{"id":"cred_1"}]}} breaks complianceLevel "fapi1_adv_mtls_par" (FAPI 1 Advanced with mTLS and PAR), which requires the client to authenticate with mTLS credentials (tlsClientAuth or selfSignedTlsClientAuth); add them`,
+  it("finds an mTLS profile's client that holds private key JWT credentials only", () => {
+    expect(judge("tenant-compliance-profile", meeting("fapi2_sp_mtls_mtls", PKJ))).toEqual([
+      `${WEB}: clientAuthenticationMethods {"privateKeyJwt":{"credentials":[{"id":"cred_1"}]}} holds no mTLS credentials (tlsClientAuth or selfSignedTlsClientAuth), and complianceLevel "fapi2_sp_mtls_mtls" (FAPI 2 Security Profile with mTLS) requires mTLS for client authentication ${TABLE}; add them`,
     ]);
   });
 
-  it("finds a FAPI 2 private key JWT client with no credentials and no sender constraint", () => {
+  it("finds a FAPI 1 client with no key for the signed request objects its level enforces", () => {
+    for (const signedRequestObject of [{}, { required: false, credentials: [] }]) {
+      const props = { ...meeting("fapi1_adv_mtls_par", MTLS), signedRequestObject };
+      expect(judge("tenant-compliance-profile", props)).toEqual([
+        `${WEB}: signedRequestObject.credentials [] holds no key to verify the client's request objects with, and complianceLevel "fapi1_adv_mtls_par" (FAPI 1 Advanced with mTLS and PAR) enforces signed request objects (JAR), signed with PS256 ${TABLE}; add the client's public RSA key (RFC 9101)`,
+      ]);
+    }
+  });
+
+  it("finds a wildcard callback on a FAPI 1 client, with its index", () => {
     const props = {
-      ...meeting("fapi2_sp_pkj_mtls", {}),
-      clientAuthenticationMethods: null,
-      requireProofOfPossession: false,
+      ...meeting("fapi1_adv_pkj_par", PKJ),
+      callbacks: ["https://bank.example.com/cb", "https://*.bank.example.com/cb"],
     };
     expect(judge("tenant-compliance-profile", props)).toEqual([
-      `${WEB}: clientAuthenticationMethods null breaks complianceLevel "fapi2_sp_pkj_mtls" (FAPI 2 Security Profile with private key JWT and mTLS-bound tokens), which requires the client to authenticate with private key JWT credentials (privateKeyJwt); add them`,
-      `${WEB}: requireProofOfPossession false breaks complianceLevel "fapi2_sp_pkj_mtls" (FAPI 2 Security Profile with private key JWT and mTLS-bound tokens), which requires sender-constrained tokens (RFC 8705, RFC 9449); set it to true`,
+      `${WEB}: callbacks[1] "https://*.bank.example.com/cb" has a wildcard, and complianceLevel "fapi1_adv_pkj_par" (FAPI 1 Advanced with private key JWT and PAR) prevents wildcards in the client's allowed callbacks ${TABLE}; list the URLs`,
     ]);
   });
 
-  it("finds a FAPI 2 mTLS client that does not require sender-constrained tokens", () => {
+  it("finds a FAPI 1 client that is not OIDC conformant", () => {
+    const props = { ...meeting("fapi1_adv_pkj_par", PKJ), oidcConformant: false };
+    expect(judge("tenant-compliance-profile", props)).toEqual([
+      `${WEB}: oidcConformant false turns OIDC conformance off, and complianceLevel "fapi1_adv_pkj_par" (FAPI 1 Advanced with private key JWT and PAR) ensures the client is OIDC conformant ${TABLE}; set it to true`,
+    ]);
+  });
+
+  it("asks neither request-object keys nor plain callbacks nor OIDC conformance at the FAPI 2 levels, whose rows do not", () => {
+    const props = {
+      ...meeting("fapi2_sp_pkj_mtls", PKJ),
+      signedRequestObject: {},
+      callbacks: ["https://*.bank.example.com/cb"],
+      oidcConformant: false,
+    };
+    expect(judge("tenant-compliance-profile", props)).toEqual([]);
+  });
+
+  it("finds a client of any profile that does not require sender-constrained tokens", () => {
     const props = { ...meeting("fapi2_sp_mtls_mtls", MTLS), requireProofOfPossession: false };
     expect(judge("tenant-compliance-profile", props)).toEqual([
       `${WEB}: requireProofOfPossession false breaks complianceLevel "fapi2_sp_mtls_mtls" (FAPI 2 Security Profile with mTLS), which requires sender-constrained tokens (RFC 8705, RFC 9449); set it to true`,
     ]);
   });
 
-  it("accepts a client that meets its profile, for every profile", () => {
-    for (const [level, credentials] of [
-      ["fapi1_adv_pkj_par", PKJ],
-      ["fapi1_adv_mtls_par", MTLS],
-      ["fapi2_sp_pkj_mtls", PKJ],
-      ["fapi2_sp_mtls_mtls", MTLS],
-    ] as const) {
-      expect(judge("tenant-compliance-profile", meeting(level, credentials))).toEqual([]);
-    }
-  });
-
   it("says nothing to a client that names no profile, or a setting it does not declare", () => {
-    const broken = { requirePushedAuthorizationRequests: false, requireProofOfPossession: false };
+    const broken = {
+      requireProofOfPossession: false,
+      clientAuthenticationMethods: null,
+      signedRequestObject: {},
+      callbacks: ["https://*.bank.example.com/cb"],
+      oidcConformant: false,
+    };
     for (const complianceLevel of ["none", null, undefined]) {
       expect(judge("tenant-compliance-profile", { ...broken, complianceLevel })).toEqual([]);
     }
@@ -562,15 +655,16 @@ describe("the compliance profile rule", () => {
 
 describe("the client rules on the tenant's global client", () => {
   it("say nothing, as auth0-checkmate says nothing, where another client gets findings", () => {
-    const props = {
-      ...CONFIDENTIAL_WEB,
-      initiateLoginUri: "",
-      oidcLogout: {},
-      complianceLevel: "fapi1_adv_pkj_par",
-    };
-    const declared = { resource: WEB, props, stack: "prod", config: {} };
+    const props = { ...CONFIDENTIAL_WEB, initiateLoginUri: "", oidcLogout: {} };
+    const fapi = { ...props, complianceLevel: "fapi2_sp_pkj_mtls" };
     const clientRules = RULE_NAMES.slice(RULE_NAMES.indexOf("tenant-sender-constrained-tokens"));
     for (const rule of clientRules) {
+      const declared = {
+        resource: WEB,
+        props: rule === "tenant-compliance-profile" ? fapi : props,
+        stack: "prod",
+        config: {},
+      };
       expect(judgeDeclared(rule, { ...declared, global: true })).toEqual([]);
       expect(judgeDeclared(rule, declared)).not.toEqual([]);
     }

@@ -12,7 +12,8 @@ import type { WireClient } from "../api/client-read-policy.js";
 import { wireFieldsToRead } from "../generate/fields.js";
 import { selectClients } from "../generate/selection.js";
 import { UNSET_ON_THE_TENANT } from "../policy/client-facts.js";
-import { type RuleName, TENANT_RULES } from "../policy/rules.js";
+import type { RuleName } from "../policy/rule-types.js";
+import { TENANT_RULES } from "../policy/rules.js";
 import {
   CLIENT_SETTINGS_FIELDS,
   type ClientSettingsField,

@@ -19,9 +19,9 @@ import {
   RULE_NAMES,
   type RuleConfig,
   type RuleConfigMember,
-  TENANT_RULES,
   type TenantRule,
-} from "../policy/rules.js";
+} from "../policy/rule-types.js";
+import { TENANT_RULES } from "../policy/rules.js";
 
 /** A level a finding can have: what a pipeline gates on. */
 export type FindingLevel = TenantRule["enforcementLevel"];

@@ -7,7 +7,7 @@
  */
 
 import type { WireClient } from "../api/client-read-policy.js";
-import type { RuleName } from "../policy/rules.js";
+import type { RuleName } from "../policy/rule-types.js";
 import { type Finding, judgeClients } from "./judge.js";
 import type { FindingLevel, RuleLevel, RuleSetting } from "./policy-config.js";
 

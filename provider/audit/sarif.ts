@@ -14,7 +14,7 @@
  */
 
 import { createHash } from "node:crypto";
-import type { TenantRule } from "../policy/rules.js";
+import type { TenantRule } from "../policy/rule-types.js";
 import type { Finding } from "./judge.js";
 import type { FindingLevel, RuleLevel } from "./policy-config.js";
 import type { AuditReport } from "./report.js";

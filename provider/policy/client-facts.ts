@@ -1,14 +1,14 @@
 /**
  * What the client rules (`client-rules.ts`, `compliance.ts`) read of a declared client beyond one
- * field: whether it is public or confidential, which credentials it holds, whether it is the
- * tenant's global client, and what a field the tenant's answer leaves out holds on the platform.
+ * field: whether it is public or confidential, which credentials it holds, and what a field the
+ * tenant's answer leaves out holds on the platform.
  * Why each rule exists: docs/policy.md, "The rules".
  *
  * @module
  */
 
 import type { ClientSettingsField } from "../schema/index.js";
-import type { Declared } from "./rules.js";
+import type { Declared } from "./rule-types.js";
 
 /** The members of `clientAuthenticationMethods` that authenticate with mTLS (RFC 8705). */
 export const MTLS_METHODS = ["tlsClientAuth", "selfSignedTlsClientAuth"] as const;
@@ -43,7 +43,7 @@ export function hasCredentials(
  * single-page or native app, or a client with `tokenEndpointAuthMethod` `none` (or null, which the
  * platform answers as `none`) and no key credentials; `confidential` for a client with key
  * credentials or a client secret method; undefined when the declared fields do not say, so a rule
- * about confidential clients judges nothing. The global client is judged by no rule that asks.
+ * about confidential clients judges nothing.
  */
 function clientKind(props: Declared["props"]): "public" | "confidential" | undefined {
   const { appType, tokenEndpointAuthMethod: method } = props;
@@ -54,9 +54,9 @@ function clientKind(props: Declared["props"]): "public" | "confidential" | undef
   return undefined;
 }
 
-/** Whether the declared client is a confidential one other than the tenant's global client. */
+/** Whether the declared client is a confidential one, as far as the program says. */
 export const isConfidentialApp = (declared: Declared): boolean =>
-  declared.global !== true && clientKind(declared.props) === "confidential";
+  clientKind(declared.props) === "confidential";
 
 /** The declared grant types among `wanted`, in their declared order. */
 export function grantsAmong(props: Declared["props"], wanted: readonly string[]): string[] {

@@ -2,15 +2,17 @@
  * The rules about how a client proves who it is and protects its requests and tokens: sender
  * constraint, pushed and signed authorization requests, private key JWT, back-channel logout and
  * the login URI. Each names its field, why it matters and the specification it rests on; each
- * skips the tenant's global client and, where only a confidential client can act, public ones.
+ * skips the tenant's global client (`clientRule`) and, where only a confidential client can act,
+ * public ones.
  * Why each is advisory: docs/policy.md, "The rules".
  *
  * @module
  */
 
 import { grantsAmong, hasCredentials, isConfidentialApp, listOf } from "./client-facts.js";
-import { member, violation } from "./rule-shapes.js";
-import type { TenantRule } from "./rules.js";
+import { profileEnforcesJar, profileEnforcesPar } from "./compliance.js";
+import { clientRule, member, violation } from "./rule-shapes.js";
+import type { TenantRule } from "./rule-types.js";
 
 /** The grants whose tokens a sender constraint binds to the client (docs/policy.md). */
 const TOKEN_GRANTS = [
@@ -35,7 +37,7 @@ const inWords = (items: readonly string[]): string =>
 
 /** The client rules, in the order docs/policy.md lists them. */
 export const CLIENT_RULES: readonly TenantRule[] = [
-  {
+  clientRule({
     name: "tenant-sender-constrained-tokens",
     description:
       "Tokens of the code, refresh, client credentials and device code grants are sender-constrained (requireProofOfPossession).",
@@ -46,8 +48,7 @@ export const CLIENT_RULES: readonly TenantRule[] = [
     config: [],
     judge: (declared) => {
       const grants = grantsAmong(declared.props, TOKEN_GRANTS);
-      if (declared.global === true || declared.props.requireProofOfPossession !== false) return [];
-      if (grants.length === 0) return [];
+      if (declared.props.requireProofOfPossession !== false || grants.length === 0) return [];
       return [
         violation(
           declared,
@@ -57,12 +58,12 @@ export const CLIENT_RULES: readonly TenantRule[] = [
         ),
       ];
     },
-  },
-  {
+  }),
+  clientRule({
     name: "tenant-pushed-authorization-requests",
     description:
       "A confidential client with the authorization code grant requires pushed authorization requests (requirePushedAuthorizationRequests).",
-    help: "Without PAR the authorization request travels as URL parameters through the user's browser, where it can be read and changed before it reaches the tenant. With requirePushedAuthorizationRequests: true a confidential client sends it to the tenant directly, authenticated, and the browser carries only a reference (RFC 9126). Public clients cannot authenticate the push and are not judged. Advisory: a plan-gated setting.",
+    help: "Without PAR the authorization request travels as URL parameters through the user's browser, where it can be read and changed before it reaches the tenant. With requirePushedAuthorizationRequests: true a confidential client sends it to the tenant directly, authenticated, and the browser carries only a reference (RFC 9126). Public clients cannot authenticate the push and are not judged; nor is a client whose complianceLevel names a FAPI profile, of which the platform requires PAR whatever the setting says. Advisory: a plan-gated setting.",
     reference: {
       title: "RFC 9126 (Pushed Authorization Requests)",
       url: "https://www.rfc-editor.org/rfc/rfc9126",
@@ -73,12 +74,14 @@ export const CLIENT_RULES: readonly TenantRule[] = [
       "clientAuthenticationMethods",
       "grantTypes",
       "requirePushedAuthorizationRequests",
+      "complianceLevel",
     ],
     enforcementLevel: "advisory",
     config: [],
     judge: (declared) =>
       isConfidentialApp(declared) &&
       declared.props.requirePushedAuthorizationRequests === false &&
+      !profileEnforcesPar(declared.props) &&
       grantsAmong(declared.props, ["authorization_code"]).length > 0
         ? [
             violation(
@@ -89,12 +92,12 @@ export const CLIENT_RULES: readonly TenantRule[] = [
             ),
           ]
         : [],
-  },
-  {
+  }),
+  clientRule({
     name: "tenant-signed-request-object",
     description:
       "A confidential client with a grant that goes through the browser requires signed request objects (signedRequestObject), with credentials to verify them.",
-    help: "Unsigned, nothing proves an authorization request comes from the client unchanged. signedRequestObject.required: true makes the tenant accept only request objects signed with a key of the client (RFC 9101), and its credentials are the keys it verifies them with: required with none, no request can be verified and every login fails. Public clients cannot keep a signing key and are only judged on the second case. Advisory: a plan-gated setting, and requiring it with no key fails closed (every login is refused, nothing is exposed).",
+    help: "Unsigned, nothing proves an authorization request comes from the client unchanged. signedRequestObject.required: true makes the tenant accept only request objects signed with a key of the client (RFC 9101), and its credentials are the keys it verifies them with: required with none, no request can be verified and every login fails. Public clients cannot keep a signing key and are only judged on the second case. A client whose complianceLevel names a FAPI 1 profile is left to tenant-compliance-profile: the platform enforces signed request objects of it whatever the setting says, and that rule judges its keys. Advisory: a plan-gated setting, and requiring it with no key fails closed (every login is refused, nothing is exposed).",
     reference: {
       title: "RFC 9101 (JWT-Secured Authorization Request)",
       url: "https://www.rfc-editor.org/rfc/rfc9101",
@@ -105,12 +108,14 @@ export const CLIENT_RULES: readonly TenantRule[] = [
       "clientAuthenticationMethods",
       "grantTypes",
       "signedRequestObject",
+      "complianceLevel",
     ],
     enforcementLevel: "advisory",
     config: [],
     judge: (declared) => {
       const settings = declared.props.signedRequestObject;
-      if (declared.global === true || typeof settings !== "object" || settings === null) return [];
+      if (typeof settings !== "object" || settings === null) return [];
+      if (profileEnforcesJar(declared.props)) return [];
       const required = member(declared.props, "signedRequestObject", "required");
       const credentials = member(declared.props, "signedRequestObject", "credentials");
       if (required === true) {
@@ -136,8 +141,8 @@ export const CLIENT_RULES: readonly TenantRule[] = [
         ),
       ];
     },
-  },
-  {
+  }),
+  clientRule({
     name: "tenant-private-key-jwt",
     description:
       "A confidential client proves who it is with a private key (clientAuthenticationMethods.privateKeyJwt) rather than a shared secret, unless its tokens are sender-constrained.",
@@ -168,8 +173,8 @@ export const CLIENT_RULES: readonly TenantRule[] = [
         ),
       ];
     },
-  },
-  {
+  }),
+  clientRule({
     name: "tenant-backchannel-logout",
     description:
       "A regular web application has a back-channel logout URL (oidcLogout.backchannelLogoutUrls).",
@@ -183,7 +188,7 @@ export const CLIENT_RULES: readonly TenantRule[] = [
     config: [],
     judge: (declared) => {
       const { props } = declared;
-      if (declared.global === true || props.appType !== "regular_web") return [];
+      if (props.appType !== "regular_web") return [];
       if (typeof props.oidcLogout !== "object" || props.oidcLogout === null) return [];
       const urls = member(props, "oidcLogout", "backchannelLogoutUrls");
       const deprecated = member(props, "oidcBackchannelLogout", "backchannel_logout_urls");
@@ -197,8 +202,8 @@ export const CLIENT_RULES: readonly TenantRule[] = [
         ),
       ];
     },
-  },
-  {
+  }),
+  clientRule({
     name: "tenant-initiate-login-uri",
     description:
       "A single-page app or a regular web application has a login URI (initiateLoginUri) for logins that start elsewhere.",
@@ -213,7 +218,7 @@ export const CLIENT_RULES: readonly TenantRule[] = [
     judge: (declared) => {
       const { appType, initiateLoginUri } = declared.props;
       const kind = typeof appType === "string" ? LOGIN_APP_TYPES[appType] : undefined;
-      if (declared.global === true || kind === undefined || initiateLoginUri !== "") return [];
+      if (kind === undefined || initiateLoginUri !== "") return [];
       return [
         violation(
           declared,
@@ -223,5 +228,5 @@ export const CLIENT_RULES: readonly TenantRule[] = [
         ),
       ];
     },
-  },
+  }),
 ];

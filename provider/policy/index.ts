@@ -18,17 +18,18 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
 import { describeResource } from "../providers/run-operation.js";
 import { resourceType } from "../resources/registration.js";
-import { type RuleConfig, type RuleConfigMember, TENANT_RULES, type TenantRule } from "./rules.js";
+import type { RuleConfig, RuleConfigMember, TenantRule } from "./rule-types.js";
+import { TENANT_RULES } from "./rules.js";
 
 export {
   type Declared,
   RULE_NAMES,
   type RuleConfig,
   type RuleName,
-  TENANT_RULES,
   type TenantRule,
   type Violation,
-} from "./rules.js";
+} from "./rule-types.js";
+export { TENANT_RULES } from "./rules.js";
 
 const CLIENT_SETTINGS_TYPE = resourceType("ClientSettings");
 

@@ -1,13 +1,14 @@
 /**
  * The shapes the tenant's rules (`rules.ts`) are built from: the one place a violation's sentence
  * is put together, what a rule reads of the declared fields (URLs, grant types, a member of an
- * object), and the two kinds of rule most of them are (one URL at a time, one boolean flag).
+ * object), and the three kinds of rule most of them are (one URL at a time, one boolean flag, one
+ * about an application's own settings, which skips the tenant's global client).
  *
  * @module
  */
 
 import type { ClientSettingsField } from "../schema/index.js";
-import type { Declared, TenantRule, Violation } from "./rules.js";
+import type { Declared, TenantRule, Violation } from "./rule-types.js";
 import { REDIRECT_URL_FIELDS } from "./urls.js";
 
 /**
@@ -93,5 +94,18 @@ export function flagRule(
     fields: [field],
     judge: (declared) =>
       declared.props[field] === value ? [violation(declared, field, value, wrong)] : [],
+  };
+}
+
+/**
+ * A rule about an application's own settings (the client rules and the compliance profile): it
+ * judges every client but the tenant's global client, which holds the tenant's legacy settings,
+ * not an application's; auth0-checkmate skips it too (docs/policy.md). The one place a rule says
+ * so: its `judge` never sees the global client.
+ */
+export function clientRule(rule: TenantRule): TenantRule {
+  return {
+    ...rule,
+    judge: (declared) => (declared.global === true ? [] : rule.judge(declared)),
   };
 }

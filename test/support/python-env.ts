@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import { access, constants, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { PYTHON_ENV_DIR, pythonInEnv } from "../../provider/plugin/release/tools.js";
+import { PYTHON_ENV_DIR, pythonInEnv } from "../../provider/plugin/release/checkout.js";
 import { hashOfFiles } from "./go-build.js";
 import { REPO_ROOT } from "./installed-package.js";
 

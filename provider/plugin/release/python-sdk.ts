@@ -14,7 +14,8 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { PluginBuildError } from "../../errors.js";
 import { PYTHON_PACKAGE_NAME } from "../package-schema.js";
-import { pythonInEnv, runTool, SDK_GENERATOR } from "./tools.js";
+import { pythonInEnv, SDK_GENERATOR } from "./checkout.js";
+import { tool } from "./tool.js";
 
 /** One file of the Python SDK's release. */
 interface PythonSdkFile {
@@ -68,14 +69,14 @@ export async function writePythonSdk(
   const work = await mkdtemp(join(tmpdir(), "pulumi-tenant-python-sdk-"));
   try {
     const sdks = join(work, "sdks");
-    await runTool(generator, ["--schema", schemaPath, "--out", sdks], "the Python SDK's code");
+    await tool(generator, ["--schema", schemaPath, "--out", sdks], "the Python SDK's code");
     // The project's metadata names README.md beside pyproject.toml, where the generator writes
     // none (Pulumi's own releases copy one in): the package's README, which the generator wrote
     // from the schema's description, is the index page's text.
     const project = join(sdks, "python");
     await copyFile(join(project, PYTHON_PACKAGE_NAME, "README.md"), join(project, "README.md"));
     const built = join(work, "dist");
-    await runTool(
+    await tool(
       python,
       ["-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", built, "."],
       "the Python SDK's wheel and source distribution",
