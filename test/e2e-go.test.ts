@@ -10,7 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { budget } from "./support/budgets.js";
-import { expectDriverLifecycle } from "./support/driver-lifecycle.js";
+import {
+  BAD_INPUT_ENV,
+  expectBadInputRefused,
+  expectDriverLifecycle,
+} from "./support/driver-lifecycle.js";
 import { type DriverStack, startDriverStack } from "./support/driver-stack.js";
 import { undoAfterEach } from "./support/e2e.js";
 import { buildGoExample, type GoExampleBinary } from "./support/go-example.js";
@@ -74,14 +78,7 @@ describe("the Go program on the generated Go SDK, through the Automation API", (
   it(
     "fails at preview on a bad input, naming the property, with nothing sent",
     async () => {
-      const stack = await goStack({ STALE_EVENT_STREAM_ID: "est_short" });
-      stack.api.resetStats();
-      const preview = await stack.run("preview");
-      expect(preview.exitCode).toBe(1);
-      expect(preview.output).toContain(
-        "tenant:index:EventStreamDeletion resource 'retired-webhook': property eventStreamId value {est_short} has a problem: must be exactly 26 characters (got 9)",
-      );
-      expect(stack.api.stats().api).toBe(0);
+      await expectBadInputRefused(await goStack(BAD_INPUT_ENV));
     },
     budget({ goPrograms: 1, pulumiCommands: 1 }),
   );

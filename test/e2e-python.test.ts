@@ -18,7 +18,11 @@ import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { PULUMI_PYTHON_SDK_FLOOR, packageSchema } from "../provider/plugin/package-schema.js";
 import { type PythonSdkRelease, writePythonSdk } from "../provider/plugin/release/python-sdk.js";
 import { budget } from "./support/budgets.js";
-import { expectDriverLifecycle } from "./support/driver-lifecycle.js";
+import {
+  BAD_INPUT_ENV,
+  expectBadInputRefused,
+  expectDriverLifecycle,
+} from "./support/driver-lifecycle.js";
 import { type DriverStack, startDriverStack } from "./support/driver-stack.js";
 import { example, undoAfterEach, writesTo } from "./support/e2e.js";
 import {
@@ -164,14 +168,8 @@ describe("the Python program on the wheel, through the Automation API", () => {
   it(
     "fails at preview on a bad input, naming the property, with nothing sent",
     async () => {
-      const { stack } = await pythonStack({ STALE_EVENT_STREAM_ID: "est_short" });
-      stack.api.resetStats();
-      const preview = await stack.run("preview");
-      expect(preview.exitCode).toBe(1);
-      expect(preview.output).toContain(
-        "tenant:index:EventStreamDeletion resource 'retired-webhook': property eventStreamId value {est_short} has a problem: must be exactly 26 characters (got 9)",
-      );
-      expect(stack.api.stats().api).toBe(0);
+      const { stack } = await pythonStack(BAD_INPUT_ENV);
+      await expectBadInputRefused(stack);
     },
     budget({ goPrograms: 1 }),
   );

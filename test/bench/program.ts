@@ -9,6 +9,7 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { TenantApi } from "../../provider/local-tenant/index.js";
+import { newClientId, type SeedClient } from "../../provider/local-tenant/seed.js";
 import { installPackedPackage } from "../support/installed-package.js";
 import { PulumiProject } from "../support/pulumi.js";
 import { tenantConfig } from "../support/stack-config.js";
@@ -19,6 +20,31 @@ const EXAMPLE = resolve(__dirname, "..", "..", "examples", "clients-from-data");
 export interface DeclaredClient {
   readonly clientId: string;
   readonly description: string;
+}
+
+/**
+ * The tenant's clients of the stack benchmarks: `count` regular web applications, each with a
+ * description and a callback of its own.
+ */
+export function seedClients(count: number): SeedClient[] {
+  return Array.from({ length: count }, (_, i) => ({
+    client_id: newClientId(),
+    name: `Application ${i}`,
+    app_type: "regular_web",
+    description: `seeded application ${i}`,
+    callbacks: [`https://app-${i}.example.com/callback`],
+  }));
+}
+
+/**
+ * What the benchmarks' programs declare of `seeded`: one description differing on each client
+ * (run.ts's scenario 1), or, `revised`, differing again (its scenario 3).
+ */
+export function declaredClients(seeded: readonly SeedClient[], revised = false): DeclaredClient[] {
+  return seeded.map((client, i) => ({
+    clientId: String(client.client_id),
+    description: `managed application ${i}${revised ? ", revised" : ""}`,
+  }));
 }
 
 /** The installed clients-from-data program. */

@@ -17,7 +17,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { startTenantApi, type TenantApi } from "../../provider/local-tenant/index.js";
-import { newClientId, type SeedClient } from "../../provider/local-tenant/seed.js";
+import type { SeedClient } from "../../provider/local-tenant/seed.js";
 import { packageSchema } from "../../provider/plugin/package-schema.js";
 import { writePythonSdk } from "../../provider/plugin/release/python-sdk.js";
 import { DEFAULT_NODE_LINE, findNodeRuntime } from "../support/node-runtimes.js";
@@ -27,6 +27,7 @@ import { ensurePulumiCli } from "../support/pulumi-cli.js";
 import { ensurePythonEnv, freshVirtualEnv } from "../support/python-env.js";
 import { median } from "./measure.js";
 import { pluginStack, yamlProgram } from "./plugin-stack.js";
+import { declaredClients, seedClients } from "./program.js";
 
 const CLIENTS = 200;
 const RATE = 10;
@@ -58,24 +59,6 @@ interface WholeUp {
   readonly apiCalls: number;
   readonly rateLimited: number;
   readonly floorSeconds: number;
-}
-
-function seedClients(): SeedClient[] {
-  return Array.from({ length: CLIENTS }, (_, i) => ({
-    client_id: newClientId(),
-    name: `Application ${i}`,
-    app_type: "regular_web",
-    description: `seeded application ${i}`,
-    callbacks: [`https://app-${i}.example.com/callback`],
-  }));
-}
-
-/** The declared settings: one description differs on each seeded client (run.ts's scenario 1). */
-function declared(seeded: readonly SeedClient[]) {
-  return seeded.map((client, i) => ({
-    clientId: String(client.client_id),
-    description: `managed application ${i}`,
-  }));
 }
 
 /** A tenant of 200 seeded clients at the benchmark's rate. */
@@ -133,11 +116,11 @@ async function pythonUps(work: string): Promise<WholeUp[]> {
   const results: WholeUp[] = [];
   for (let run = 0; run < RUNS; run += 1) {
     const root = await mkdtemp(join(work, "run-"));
-    const seeded = seedClients();
+    const seeded = seedClients(CLIENTS);
     const api = await benchTenant(seeded);
     try {
       const clients = join(root, "clients.json");
-      await writeFile(clients, JSON.stringify(declared(seeded)));
+      await writeFile(clients, JSON.stringify(declaredClients(seeded)));
       const home = join(root, "home");
       const env = {
         ...isolatedCliEnv(home, findNodeRuntime(DEFAULT_NODE_LINE)),
@@ -179,10 +162,10 @@ async function yamlUps(): Promise<WholeUp[]> {
   const plugin = await selfContainedPlugin();
   const results: WholeUp[] = [];
   for (let run = 0; run < RUNS; run += 1) {
-    const seeded = seedClients();
+    const seeded = seedClients(CLIENTS);
     const api = await benchTenant(seeded);
     try {
-      const program = yamlProgram("tenant-bench-yaml", declared(seeded));
+      const program = yamlProgram("tenant-bench-yaml", declaredClients(seeded));
       const project = await pluginStack(api, "bench", program, {
         path: plugin.tarball,
         version: plugin.version,

@@ -45,7 +45,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { pageCountOf } from "../../provider/api/client-read-policy.js";
 import { startTenantApi, type TenantApi } from "../../provider/local-tenant/index.js";
-import { newClientId, type SeedClient } from "../../provider/local-tenant/seed.js";
+import type { SeedClient } from "../../provider/local-tenant/seed.js";
 import { selfContainedPlugin } from "../support/plugin-executable.js";
 import type { PulumiCommand, PulumiProject } from "../support/pulumi.js";
 import {
@@ -67,7 +67,7 @@ import {
   timeline,
 } from "./measure.js";
 import { pluginStack, yamlProgram } from "./plugin-stack.js";
-import { type BenchProgram, type DeclaredClient, installBenchProgram } from "./program.js";
+import { type BenchProgram, declaredClients, installBenchProgram, seedClients } from "./program.js";
 
 const CLIENTS = 200;
 const RATE = 10;
@@ -148,24 +148,6 @@ interface Extras {
   stateBytesPerResource: number;
 }
 
-/** The declared settings of scenario 1: one description differs on each seeded client. */
-function declaredClients(seeded: readonly SeedClient[], revised = false): DeclaredClient[] {
-  return seeded.map((client, i) => ({
-    clientId: String(client.client_id),
-    description: `managed application ${i}${revised ? ", revised" : ""}`,
-  }));
-}
-
-function seedClients(): SeedClient[] {
-  return Array.from({ length: CLIENTS }, (_, i) => ({
-    client_id: newClientId(),
-    name: `Application ${i}`,
-    app_type: "regular_web",
-    description: `seeded application ${i}`,
-    callbacks: [`https://app-${i}.example.com/callback`],
-  }));
-}
-
 function sum(values: Iterable<number>): number {
   let total = 0;
   for (const value of values) total += value;
@@ -233,7 +215,7 @@ async function startBenchTenant(seeded: SeedClient[]): Promise<{
 async function runPluginPath(): Promise<Figures[]> {
   const executable = await selfContainedPlugin();
   const tarball = { path: executable.tarball, version: executable.version };
-  const seeded = seedClients();
+  const seeded = seedClients(CLIENTS);
   const { api, requests } = await startBenchTenant(seeded);
   const figures: Figures[] = [];
   try {
@@ -275,7 +257,7 @@ async function runSequence(
   program: BenchProgram,
   parallel: number,
 ): Promise<{ figures: Figures[]; extra: Extras }> {
-  const seeded = seedClients();
+  const seeded = seedClients(CLIENTS);
   const { api, requests } = await startBenchTenant(seeded);
   const figures: Figures[] = [];
   try {

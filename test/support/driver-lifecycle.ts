@@ -91,3 +91,21 @@ export async function expectDriverLifecycle(
   expect(after, "destroy puts the tenant back").toEqual(restored);
   return [...runs, destroy].map((r) => r.output);
 }
+
+/**
+ * A bad input (an event stream id of 9 characters, through the driver's `STALE_EVENT_STREAM_ID`)
+ * fails the preview of `stack`, naming the resource and the property, with nothing sent to the
+ * tenant. `stack` must have been started with that id.
+ */
+export async function expectBadInputRefused(stack: DriverStack): Promise<void> {
+  stack.api.resetStats();
+  const preview = await stack.run("preview");
+  expect(preview.exitCode).toBe(1);
+  expect(preview.output).toContain(
+    "tenant:index:EventStreamDeletion resource 'retired-webhook': property eventStreamId value {est_short} has a problem: must be exactly 26 characters (got 9)",
+  );
+  expect(stack.api.stats().api, "a refused preview calls no API").toBe(0);
+}
+
+/** The driver's setting that makes {@link expectBadInputRefused}'s bad input. */
+export const BAD_INPUT_ENV = { STALE_EVENT_STREAM_ID: "est_short" } as const;
