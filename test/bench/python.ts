@@ -25,7 +25,7 @@ import { selfContainedPlugin } from "../support/plugin-executable.js";
 import { isolatedCliEnv, PASSPHRASE } from "../support/pulumi.js";
 import { ensurePulumiCli } from "../support/pulumi-cli.js";
 import { ensurePythonEnv, freshVirtualEnv } from "../support/python-env.js";
-import { median } from "./measure.js";
+import { isManagement, median, RequestLog } from "./measure.js";
 import { pluginStack, yamlProgram } from "./plugin-stack.js";
 import { declaredClients, seedClients } from "./program.js";
 
@@ -59,11 +59,35 @@ interface WholeUp {
   readonly apiCalls: number;
   readonly rateLimited: number;
   readonly floorSeconds: number;
+  /** The run's start to the first management request, and the last one to the run's end. */
+  readonly beforeSeconds?: number;
+  readonly afterSeconds?: number;
 }
 
-/** A tenant of 200 seeded clients at the benchmark's rate. */
-async function benchTenant(seeded: SeedClient[]): Promise<TenantApi> {
-  return startTenantApi({ seed: { clients: seeded }, rateLimit: { rate: RATE, burst: BURST } });
+/** A tenant of 200 seeded clients at the benchmark's rate, and the log of its requests. */
+async function benchTenant(
+  seeded: SeedClient[],
+): Promise<{ api: TenantApi; requests: RequestLog }> {
+  const requests = new RequestLog();
+  const api = await startTenantApi({
+    seed: { clients: seeded },
+    rateLimit: { rate: RATE, burst: BURST },
+    onRequest: requests.record,
+    onAnswer: requests.answer,
+  });
+  return { api, requests };
+}
+
+/**
+ * From the run's start to the tenant's first management request, and from its last one to the
+ * run's end: what is not the pass that calls the tenant (start-ups, the program's registrations
+ * before the first call, the summary after the last).
+ */
+function aroundThePass(requests: RequestLog, started: number, ended: number) {
+  const times = requests.requests.filter(isManagement).map((r) => r.at);
+  const first = Math.min(...times);
+  const last = Math.max(...times);
+  return { beforeSeconds: (first - started) / 1000, afterSeconds: (ended - last) / 1000 };
 }
 
 function figures(face: WholeUp["face"], api: TenantApi, ok: boolean, ms: number): WholeUp {
@@ -117,7 +141,7 @@ async function pythonUps(work: string): Promise<WholeUp[]> {
   for (let run = 0; run < RUNS; run += 1) {
     const root = await mkdtemp(join(work, "run-"));
     const seeded = seedClients(CLIENTS);
-    const api = await benchTenant(seeded);
+    const { api, requests } = await benchTenant(seeded);
     try {
       const clients = join(root, "clients.json");
       await writeFile(clients, JSON.stringify(declaredClients(seeded)));
@@ -142,8 +166,10 @@ async function pythonUps(work: string): Promise<WholeUp[]> {
       const phases = last.startsWith("{")
         ? (JSON.parse(last) as { phases: PythonPhases }).phases
         : undefined;
+      const ended = Date.now();
       const result = {
-        ...figures("python", api, up.ok, Date.now() - started),
+        ...figures("python", api, up.ok, ended - started),
+        ...aroundThePass(requests, started, ended),
         ...(phases === undefined ? {} : { phases }),
       };
       if (!up.ok) process.stdout.write(`  python up failed:\n${up.output}\n`);
@@ -163,7 +189,7 @@ async function yamlUps(): Promise<WholeUp[]> {
   const results: WholeUp[] = [];
   for (let run = 0; run < RUNS; run += 1) {
     const seeded = seedClients(CLIENTS);
-    const api = await benchTenant(seeded);
+    const { api, requests } = await benchTenant(seeded);
     try {
       const program = yamlProgram("tenant-bench-yaml", declaredClients(seeded));
       const project = await pluginStack(api, "bench", program, {
@@ -174,7 +200,11 @@ async function yamlUps(): Promise<WholeUp[]> {
         api.resetStats();
         const started = Date.now();
         const up = await project.run("up", undefined, { env: { PULUMI_PARALLEL: undefined } });
-        const result = figures("yaml", api, up.ok, Date.now() - started);
+        const ended = Date.now();
+        const result = {
+          ...figures("yaml", api, up.ok, ended - started),
+          ...aroundThePass(requests, started, ended),
+        };
         results.push(result);
         report(result);
       } finally {
@@ -191,7 +221,8 @@ function report(f: WholeUp): void {
   process.stdout.write(
     `  ${f.face}: ${f.ok ? "ok" : "FAILED"}, ${f.wallSeconds.toFixed(1)} s for ${f.apiCalls} calls ` +
       `(floor ${f.floorSeconds.toFixed(1)} s, ${(f.wallSeconds / f.floorSeconds).toFixed(3)} x), ` +
-      `${f.rateLimited} answered 429, load ${(loadavg()[0] ?? 0).toFixed(2)}` +
+      `${f.rateLimited} answered 429, load ${(loadavg()[0] ?? 0).toFixed(2)}; ` +
+      `${f.beforeSeconds?.toFixed(1)} s before the first call, ${f.afterSeconds?.toFixed(1)} s after the last` +
       (f.phases === undefined
         ? ""
         : `; Python start and imports ${f.phases.importSeconds.toFixed(1)} s, stack ` +
