@@ -42,6 +42,8 @@ type ClientCredentials = Extract<Credentials, { kind: "clientCredentials" | "pri
 /**
  * How the client proves itself in a token request: its secret, or a client assertion (RFC 7523)
  * signed at `nowMs` with a fresh `jti`, so that each request carries its own.
+ *
+ * @internal
  */
 export function clientAuthentication(
   credentials: ClientCredentials,
@@ -70,6 +72,8 @@ export function clientAuthentication(
  * `{error, error_description}`): the client id, the platform's words, and for a refused client
  * assertion (`invalid_client`) the settings to check. Never a secret nor the key: neither is in
  * what the endpoint answers.
+ *
+ * @internal
  */
 export function tokenRefusal(
   credentials: ClientCredentials,

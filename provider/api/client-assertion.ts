@@ -26,6 +26,8 @@ export const CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-typ
  * Seconds an assertion is valid after it is signed: one token request's worth. Short, so that an
  * assertion copied from the wire is worth nothing a minute later (the platform also refuses a
  * `jti` it has seen).
+ *
+ * @internal
  */
 export const CLIENT_ASSERTION_LIFETIME_SECONDS = 60;
 
