@@ -5,6 +5,9 @@
  */
 
 import { createPublicKey, generateKeyPairSync, verify } from "node:crypto";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { clientAuthentication, tokenRefusal } from "../provider/api/auth.js";
 import { TenantApiClient } from "../provider/api/client.js";
@@ -12,6 +15,7 @@ import {
   CLIENT_ASSERTION_LIFETIME_SECONDS,
   signClientAssertion,
 } from "../provider/api/client-assertion.js";
+import { runAudit } from "../provider/audit/command.js";
 import { givenSettingProblems, resolveSettings } from "../provider/config.js";
 import { connectionProblems, TENANT_INPUT_NAMING } from "../provider/connection/parse.js";
 import { parseGenerateArgs } from "../provider/generate/options.js";
@@ -21,6 +25,7 @@ import {
   type TenantApiOptions,
   type TokenResponse,
 } from "../provider/local-tenant/index.js";
+import { runSnapshot } from "../provider/local-tenant/snapshot.js";
 import { callApi } from "./support/test-client.js";
 
 const rsa = (bits = 2048) =>
@@ -200,9 +205,6 @@ describe("the private key JWT settings", () => {
   });
 
   it("reads the commands' key from the file --client-assertion-private-key-file names", async () => {
-    const { mkdtemp, writeFile, rm } = await import("node:fs/promises");
-    const { join } = await import("node:path");
-    const { tmpdir } = await import("node:os");
     const dir = await mkdtemp(join(tmpdir(), "pkjwt-"));
     try {
       await writeFile(join(dir, "key.pem"), KEY);
@@ -543,5 +545,63 @@ describe("the provider's login by private key JWT", () => {
         "for private_key_jwt, with the algorithm of tenant:clientAssertionSigningAlg (RS256)",
     );
     for (const line of bodyLines(OTHER_KEY)) expect(error?.message).not.toContain(line);
+  });
+});
+
+describe("the commands' login by private key JWT", () => {
+  let api: TenantApi | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await api?.stop();
+    api = undefined;
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  async function keyLogin(): Promise<{ started: TenantApi; args: string[] }> {
+    api = await startTenantApi({ privateKeyJwt: true });
+    dir = await mkdtemp(join(tmpdir(), "pkjwt-cli-"));
+    const keyFile = join(dir, "deploy-key.pem");
+    await writeFile(keyFile, api.clientAssertionPrivateKey ?? "");
+    const args = ["--domain", api.domain, "--client-id", api.clientId];
+    return { started: api, args: [...args, "--client-assertion-private-key-file", keyFile] };
+  }
+
+  function io() {
+    const said = { stdout: "", stderr: "" };
+    return {
+      said,
+      io: {
+        stdout: (text: string) => {
+          said.stdout += text;
+        },
+        stderr: (text: string) => {
+          said.stderr += text;
+        },
+        env: {},
+        stderrIsTerminal: false,
+        now: () => new Date(),
+      },
+    };
+  }
+
+  it("audits the live tenant with the key file, one token for the run", async () => {
+    const { started, args } = await keyLogin();
+    const { said, io: audit } = io();
+    const code = await runAudit([...args, "--format", "json"], audit);
+    expect(code, said.stderr).toBe(1);
+    expect(JSON.parse(said.stdout)).toHaveProperty("findings");
+    expect(started.stats().token).toBe(1);
+  });
+
+  it("snapshots the live tenant with the key file, and writes no key", async () => {
+    const { started, args } = await keyLogin();
+    const { said, io: snapshot } = io();
+    const out = join(dir ?? "", "seed.json");
+    expect(await runSnapshot([...args, "--out", out], snapshot), said.stderr).toBe(0);
+    const seed = await readFile(out, "utf8");
+    for (const line of bodyLines(started.clientAssertionPrivateKey ?? "")) {
+      expect(seed).not.toContain(line);
+    }
   });
 });
