@@ -26,6 +26,7 @@ import {
   type TokenResponse,
 } from "../provider/local-tenant/index.js";
 import { runSnapshot } from "../provider/local-tenant/snapshot.js";
+import { type ScriptedServer, startScriptedServer } from "./support/scripted-server.js";
 import { callApi } from "./support/test-client.js";
 
 const rsa = (bits = 2048) =>
@@ -545,6 +546,47 @@ describe("the provider's login by private key JWT", () => {
         "for private_key_jwt, with the algorithm of tenant:clientAssertionSigningAlg (RS256)",
     );
     for (const line of bodyLines(OTHER_KEY)) expect(error?.message).not.toContain(line);
+  });
+});
+
+describe("a retried token request", () => {
+  let server: ScriptedServer | undefined;
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
+  });
+
+  it("carries a new assertion, since the endpoint accepts each jti once", async () => {
+    server = await startScriptedServer((request, index) => {
+      if (request.url !== "/oauth/token") return { status: 200, body: [] };
+      return index === 0
+        ? { status: 503, body: { error: "temporarily_unavailable" } }
+        : { status: 200, body: { access_token: "t", expires_in: 86400, token_type: "Bearer" } };
+    });
+    const client = new TenantApiClient(
+      resolveSettings(
+        config({
+          "tenant:domain": server.url,
+          "tenant:clientId": "deploy",
+          "tenant:clientAssertionPrivateKey": KEY,
+        }),
+        {},
+      ),
+      { retryPolicy: { retries: 2, baseDelayMs: 5, maxDelayMs: 20 } },
+    );
+    await client.call(
+      { resource: "test", signal: AbortSignal.timeout(10_000), deadlineMs: 10_000 },
+      { method: "GET", path: "/clients" },
+    );
+    const jtis = server.seen
+      .filter((request) => request.url === "/oauth/token")
+      .map((request) => {
+        const body = JSON.parse(request.body) as { client_assertion: string };
+        const claims = body.client_assertion.split(".")[1] ?? "";
+        return JSON.parse(Buffer.from(claims, "base64url").toString("utf8")).jti as string;
+      });
+    expect(jtis).toHaveLength(2);
+    expect(jtis[0]).not.toBe(jtis[1]);
   });
 });
 

@@ -116,7 +116,21 @@ export class ClientCredentialsTokenSource implements TokenSource {
     private readonly credentials: ClientCredentials,
     private readonly http: AxiosInstance,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    // The body is made for each attempt, the first and every retry (the retries go through the
+    // request interceptors again): a client assertion's jti is accepted once, so a retry of a
+    // request the endpoint may have seen must carry a new assertion. A string, because a retry
+    // sends the body as it is, untransformed.
+    http.interceptors.request.use((config) => {
+      config.data = JSON.stringify({
+        grant_type: "client_credentials",
+        ...clientAuthentication(this.credentials, this.now()),
+        audience: this.credentials.audience,
+      });
+      config.headers.set("Content-Type", "application/json");
+      return config;
+    });
+  }
 
   get tokenRequests(): number {
     return this.requests;
@@ -142,19 +156,12 @@ export class ClientCredentialsTokenSource implements TokenSource {
   }
 
   private async fetchToken(): Promise<string> {
-    const { clientId, audience, tokenUrl } = this.credentials;
+    const { clientId, tokenUrl } = this.credentials;
     this.requests += 1;
     let body: Record<string, unknown>;
     try {
-      const response = await this.http.request({
-        method: "POST",
-        url: tokenUrl,
-        data: {
-          grant_type: "client_credentials",
-          ...clientAuthentication(this.credentials, this.now()),
-          audience,
-        },
-      });
+      // The body is the interceptor's (see the constructor).
+      const response = await this.http.request({ method: "POST", url: tokenUrl });
       body = (response.data ?? {}) as Record<string, unknown>;
     } catch (error) {
       if (!isAxiosError(error) || !error.response) {
