@@ -12,12 +12,15 @@ import { constants, createPrivateKey, type KeyObject, randomUUID, sign } from "n
 
 /**
  * The algorithms the platform accepts for client assertions (docs/platform.md, "Client
- * assertions"), the default first.
+ * assertions").
  */
 export const CLIENT_ASSERTION_ALGS = ["RS256", "RS384", "PS256"] as const;
 
 /** One of {@link CLIENT_ASSERTION_ALGS}. */
 export type ClientAssertionAlg = (typeof CLIENT_ASSERTION_ALGS)[number];
+
+/** The algorithm a private key signs with when none is set, as in the other tools. */
+export const DEFAULT_CLIENT_ASSERTION_ALG: ClientAssertionAlg = "RS256";
 
 /** What `client_assertion_type` says: the assertion is a JWT bearer assertion (RFC 7523 §2.2). */
 export const CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";

@@ -11,6 +11,7 @@ import type { KeyObject } from "node:crypto";
 import {
   CLIENT_ASSERTION_ALGS,
   type ClientAssertionAlg,
+  DEFAULT_CLIENT_ASSERTION_ALG,
   isClientAssertionAlg,
   readPrivateKey,
 } from "../api/client-assertion.js";
@@ -43,9 +44,6 @@ export type Credentials =
       /** The names of the key and algorithm settings, for the sentence of a refused assertion. */
       readonly settings: { readonly key: string; readonly alg: string };
     };
-
-/** The algorithm a private key signs with when none is set. */
-const DEFAULT_ALG: ClientAssertionAlg = "RS256";
 
 /** The settings that are each one way of proving who the provider is. */
 const AUTH_METHODS = ["apiToken", "clientSecret", "clientAssertionPrivateKey"] as const;
@@ -337,7 +335,7 @@ function credentialsOf(
   }
 
   const algGiven = given(values.clientAssertionSigningAlg);
-  let alg: ClientAssertionAlg | undefined = DEFAULT_ALG;
+  let alg: ClientAssertionAlg | undefined = DEFAULT_CLIENT_ASSERTION_ALG;
   if (algGiven.kind === "opaque") alg = undefined;
   else if (algGiven.kind === "text") {
     if (isClientAssertionAlg(algGiven.text)) alg = algGiven.text;

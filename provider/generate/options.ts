@@ -8,7 +8,7 @@
 
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { CLIENT_ASSERTION_ALGS } from "../api/client-assertion.js";
+import { CLIENT_ASSERTION_ALGS, DEFAULT_CLIENT_ASSERTION_ALG } from "../api/client-assertion.js";
 import type { ConfigSource } from "../config.js";
 import { CommandUsageError, GenerateUsageError } from "../errors.js";
 import { APP_TYPES, type ClientSettingsField } from "../schema/index.js";
@@ -57,7 +57,7 @@ export const CREDENTIAL_USAGE = `  --domain DOMAIN         the tenant (default: 
                             TENANT_CLIENT_ASSERTION_PRIVATE_KEY)
   --client-assertion-signing-alg ALG
                           ${CLIENT_ASSERTION_ALGS.join(", ")} (default:
-                            TENANT_CLIENT_ASSERTION_SIGNING_ALG, else ${CLIENT_ASSERTION_ALGS[0]})
+                            TENANT_CLIENT_ASSERTION_SIGNING_ALG, else ${DEFAULT_CLIENT_ASSERTION_ALG})
   --client-secret SECRET  its secret (default: TENANT_CLIENT_SECRET; prefer the environment
                             variable to a flag for the secret)
   --api-token TOKEN       a management API token instead (default: TENANT_API_TOKEN)
