@@ -4,6 +4,7 @@ import {
   type Connection,
   type ConnectionValues,
   connectionValues,
+  givenCredentialProblems,
   originOf,
   originOfValues,
   resolveConnection,
@@ -44,6 +45,14 @@ export const CONFIG_KEYS = {
   apiToken: { key: "tenant:apiToken", env: "TENANT_API_TOKEN" },
   clientId: { key: "tenant:clientId", env: "TENANT_CLIENT_ID" },
   clientSecret: { key: "tenant:clientSecret", env: "TENANT_CLIENT_SECRET" },
+  clientAssertionPrivateKey: {
+    key: "tenant:clientAssertionPrivateKey",
+    env: "TENANT_CLIENT_ASSERTION_PRIVATE_KEY",
+  },
+  clientAssertionSigningAlg: {
+    key: "tenant:clientAssertionSigningAlg",
+    env: "TENANT_CLIENT_ASSERTION_SIGNING_ALG",
+  },
   audience: { key: "tenant:audience", env: "TENANT_AUDIENCE" },
   rateLimitReserve: { key: "tenant:rateLimitReserve", env: "TENANT_RATE_LIMIT_RESERVE" },
   maxRequestsPerSecond: {
@@ -157,7 +166,8 @@ function readSeconds(
 /**
  * What is wrong with the settings `config` gives, one problem per setting, ignoring the
  * environment: a domain that is not a host or an origin, a timeout that is not a positive number,
- * a reserve or a ceiling out of its range.
+ * a reserve or a ceiling out of its range, more than one way of authenticating, a signing
+ * algorithm the platform does not accept or a private key that does not fit it.
  * A missing setting is not a problem here (it may come from the environment, and a preview needs
  * no credentials); an operation without it fails naming it ({@link settingsFor}).
  */
@@ -178,7 +188,11 @@ export function givenSettingProblems(
       problems.push({ name, message: (error as Error).message });
     }
   }
-  for (const { setting, message } of budgetProblems(stackValues(config, {}), STACK_CONFIG_NAMING)) {
+  const given = stackValues(config, {});
+  for (const { setting, message } of [
+    ...givenCredentialProblems(given, STACK_CONFIG_NAMING),
+    ...budgetProblems(given, STACK_CONFIG_NAMING),
+  ]) {
     if (setting !== undefined) problems.push({ name: setting, message });
   }
   return problems;
@@ -202,14 +216,18 @@ export function useStackConfig(config: ConfigSource | undefined): void {
 }
 
 /**
- * The pacing settings of the stack config and the environment that break their rules, as check
- * failures: every resource's `check` reports them, so that a bad `tenant:rateLimitReserve` fails
- * `pulumi preview` in the dynamic face too, naming the setting, without the credentials a preview
- * does not need. The failures name no input (`property` is empty): the setting is not one.
+ * The settings of the stack config and the environment that break their rules, as check
+ * failures: every resource's `check` reports them, so that a bad `tenant:rateLimitReserve`, two
+ * ways of authenticating or a private key that does not fit its algorithm fail `pulumi preview`
+ * in the dynamic face too, naming the setting, without the credentials a preview does not need.
+ * The failures name no input (`property` is empty): the setting is not one.
  */
-export function stackBudgetFailures(): { property: string; reason: string }[] {
+export function stackSettingFailures(): { property: string; reason: string }[] {
   cachedStackValues ??= stackValues(configSource, process.env);
-  return budgetProblems(cachedStackValues, STACK_CONFIG_NAMING).map(({ message }) => ({
+  return [
+    ...givenCredentialProblems(cachedStackValues, STACK_CONFIG_NAMING),
+    ...budgetProblems(cachedStackValues, STACK_CONFIG_NAMING),
+  ].map(({ message }) => ({
     property: "",
     reason: message,
   }));

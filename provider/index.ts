@@ -5,8 +5,9 @@
  * import { ClientSettings, EventStreamDeletion, PushProviderSelection } from "pulumi-tenant";
  * ```
  *
- * Configure the tenant with stack config (`tenant:domain`, and `tenant:apiToken` or
- * `tenant:clientId` + `tenant:clientSecret`, secrets with `--secret`) or the `TENANT_*`
+ * Configure the tenant with stack config (`tenant:domain`, and `tenant:clientId` with
+ * `tenant:clientAssertionPrivateKey` or `tenant:clientSecret`, or `tenant:apiToken`; secrets with
+ * `--secret`) or the `TENANT_*`
  * environment variables; or give a resource its own tenant with its `tenant` input
  * ({@link TenantConnectionArgs}), so that one program manages several tenants.
  *

@@ -65,6 +65,13 @@ export interface LocalTenantOptions {
   /** Lifetime of issued tokens in seconds; default 86400. */
   tokenTtlSeconds?: number | undefined;
   /**
+   * The deployment client (`clientId`) logs in by private key JWT, as README "Configuration"
+   * recommends for pipelines: a key pair is generated, its public key registered on the client,
+   * and the private key handed to the test as `clientAssertionPrivateKey` (and in
+   * `stackConfig()`, a secret); the client's secret is then refused. Default false.
+   */
+  privateKeyJwt?: boolean | undefined;
+  /**
    * Serve HTTPS with a generated certificate authority: `caFile` names its certificate, which
    * the process running Pulumi must trust (`NODE_EXTRA_CA_CERTS`). Default plain HTTP on loopback.
    */
@@ -81,6 +88,7 @@ const OPTION_NAMES: readonly (keyof LocalTenantOptions)[] = [
   "backgroundLoad",
   "faults",
   "tokenTtlSeconds",
+  "privateKeyJwt",
   "tls",
   "port",
   "random",
@@ -122,6 +130,11 @@ export interface LocalTenant extends AsyncDisposable {
   readonly clientId: string;
   /** Its secret. */
   readonly clientSecret: string;
+  /**
+   * With `privateKeyJwt`: its private key (PKCS #8 PEM), for `tenant:clientAssertionPrivateKey`,
+   * signing with RS256; else undefined.
+   */
+  readonly clientAssertionPrivateKey: string | undefined;
   /** Its scopes. */
   readonly scopes: readonly string[];
   /** A client granted the read scopes only, as `pulumi-tenant snapshot` and `generate` need. */
@@ -134,8 +147,9 @@ export interface LocalTenant extends AsyncDisposable {
    */
   readonly consoleUrl: string;
   /**
-   * The `tenant:*` stack config that points a stack at this tenant with the admin client, the
-   * secret marked as such: `await stack.setAllConfig(tenant.stackConfig())`.
+   * The `tenant:*` stack config that points a stack at this tenant with the admin client, its
+   * secret (or, with `privateKeyJwt`, its private key) marked as a secret:
+   * `await stack.setAllConfig(tenant.stackConfig())`.
    */
   stackConfig(): Record<string, StackConfigValue>;
   /** The client as the API answers a reader with every scope (key material included), or undefined. */
@@ -201,6 +215,7 @@ function checkedOptions(options: LocalTenantOptions): TenantApiOptions {
     backgroundLoad: options.backgroundLoad ?? null,
     faults: options.faults,
     tokenTtlSeconds: options.tokenTtlSeconds,
+    privateKeyJwt: options.privateKeyJwt,
     tls: options.tls,
     random: options.random,
   };
@@ -230,6 +245,7 @@ export async function startLocalTenant(options: LocalTenantOptions = {}): Promis
     domain: api.domain,
     clientId: api.clientId,
     clientSecret: api.clientSecret,
+    clientAssertionPrivateKey: api.clientAssertionPrivateKey,
     scopes: api.scopes,
     readOnly: api.readOnly,
     caFile: api.caFile,
@@ -237,7 +253,14 @@ export async function startLocalTenant(options: LocalTenantOptions = {}): Promis
     stackConfig: () => ({
       "tenant:domain": { value: api.domain },
       "tenant:clientId": { value: api.clientId },
-      "tenant:clientSecret": { value: api.clientSecret, secret: true },
+      ...(api.clientAssertionPrivateKey === undefined
+        ? { "tenant:clientSecret": { value: api.clientSecret, secret: true } }
+        : {
+            "tenant:clientAssertionPrivateKey": {
+              value: api.clientAssertionPrivateKey,
+              secret: true,
+            },
+          }),
     }),
     client: (clientId) => store.getClient(clientId),
     clients: () => store.snapshot().clients,

@@ -450,7 +450,7 @@ describe("pulumi-tenant audit of the live tenant", () => {
     const { code, stderr } = await audit([], { TENANT_DOMAIN: tenant.domain });
     expect([code, stderr]).toEqual([
       2,
-      "pulumi-tenant audit: pulumi-tenant has no credentials: set tenant:domain (or TENANT_DOMAIN) and either tenant:apiToken (TENANT_API_TOKEN) or tenant:clientId and tenant:clientSecret (TENANT_CLIENT_ID, TENANT_CLIENT_SECRET), e.g. `pulumi config set tenant:domain acme.tenants.example` and `pulumi config set --secret tenant:clientSecret ...`\n",
+      "pulumi-tenant audit: pulumi-tenant has no credentials: set tenant:domain (or TENANT_DOMAIN) and tenant:clientId (TENANT_CLIENT_ID) with either tenant:clientAssertionPrivateKey (TENANT_CLIENT_ASSERTION_PRIVATE_KEY) or tenant:clientSecret (TENANT_CLIENT_SECRET), or tenant:apiToken (TENANT_API_TOKEN) alone, e.g. `pulumi config set tenant:domain acme.tenants.example` and `pulumi config set --secret tenant:clientAssertionPrivateKey < private-key.pem`\n",
     ]);
     expect(tenant.requests().total).toBe(0);
   });

@@ -86,10 +86,12 @@ describe("resolveSettings", () => {
   it("says which keys to set when nothing is configured", () => {
     expect(() => resolveSettings(undefined, {})).toThrowError(
       new TenantConfigError(
-        "pulumi-tenant is not configured: set tenant:domain (or TENANT_DOMAIN) and either " +
-          "tenant:apiToken (TENANT_API_TOKEN) or tenant:clientId and tenant:clientSecret " +
-          "(TENANT_CLIENT_ID, TENANT_CLIENT_SECRET), e.g. `pulumi config set tenant:domain " +
-          "acme.tenants.example` and `pulumi config set --secret tenant:clientSecret ...`",
+        "pulumi-tenant is not configured: set tenant:domain (or TENANT_DOMAIN) and " +
+          "tenant:clientId (TENANT_CLIENT_ID) with either tenant:clientAssertionPrivateKey " +
+          "(TENANT_CLIENT_ASSERTION_PRIVATE_KEY) or tenant:clientSecret (TENANT_CLIENT_SECRET), " +
+          "or tenant:apiToken (TENANT_API_TOKEN) alone, e.g. `pulumi config set tenant:domain " +
+          "acme.tenants.example` and `pulumi config set --secret tenant:clientAssertionPrivateKey " +
+          "< private-key.pem`",
       ),
     );
   });
@@ -97,7 +99,9 @@ describe("resolveSettings", () => {
   it("names the missing half of incomplete client credentials", () => {
     expect(() =>
       resolveSettings(undefined, { TENANT_DOMAIN: "a.example", TENANT_CLIENT_ID: "cid" }),
-    ).toThrow(/^pulumi-tenant has incomplete client credentials: tenant:clientSecret is missing;/);
+    ).toThrow(
+      /^pulumi-tenant has incomplete client credentials: tenant:clientAssertionPrivateKey or tenant:clientSecret is missing;/,
+    );
   });
 
   it("refuses a domain with credentials but no token or client", () => {

@@ -83,6 +83,7 @@ describe("the plugin's package schema", () => {
     expect(Object.keys(variables).filter((name) => variables[name]?.secret)).toEqual([
       "apiToken",
       "clientSecret",
+      "clientAssertionPrivateKey",
     ]);
     expect((schema.provider as { inputProperties: unknown }).inputProperties).toEqual(variables);
   });

@@ -7,9 +7,10 @@ import { stackConfig } from "./support/harness.js";
 
 /** How to give a complete `tenant` input: the end of every message about a missing member. */
 const HOW_TO =
-  "give tenant.domain and either tenant.apiToken or tenant.clientId and tenant.clientSecret, " +
+  "give tenant.domain and tenant.clientId with either tenant.clientAssertionPrivateKey or " +
+  "tenant.clientSecret, or tenant.apiToken alone, " +
   'e.g. `tenant: { domain: "acme.tenants.example", clientId: "...", ' +
-  'clientSecret: config.requireSecret("clientSecret") }`';
+  'clientAssertionPrivateKey: config.requireSecret("clientAssertionPrivateKey") }`';
 
 const SECRET = "tenant-input-secret-Qw3rTy";
 
@@ -40,7 +41,7 @@ describe("check of the tenant input", () => {
     expect(failuresOf({ domain: "acme.tenants.example", clientId: "cid" })).toEqual([
       {
         property: "tenant.clientSecret",
-        reason: `pulumi-tenant has incomplete client credentials: tenant.clientSecret is missing; ${HOW_TO}`,
+        reason: `pulumi-tenant has incomplete client credentials: tenant.clientAssertionPrivateKey or tenant.clientSecret is missing; ${HOW_TO}`,
       },
     ]);
   });

@@ -1,6 +1,7 @@
 import { type AxiosInstance, isAxiosError } from "axios";
 import type { Credentials } from "../config.js";
 import { TenantAuthError } from "../errors.js";
+import { CLIENT_ASSERTION_TYPE, signClientAssertion } from "./client-assertion.js";
 import { abortable, describeTransportFailure } from "./transport-failures.js";
 
 /** Supplies bearer tokens for the management API. */
@@ -35,9 +36,72 @@ interface CachedToken {
   readonly renewAt: number;
 }
 
+/** Credentials a token is fetched for: a client id with its secret, or with its private key. */
+type ClientCredentials = Extract<Credentials, { kind: "clientCredentials" | "privateKeyJwt" }>;
+
 /**
- * Exchanges client credentials for an access token at the tenant's token endpoint
- * (`grant_type=client_credentials`) and caches it for the process.
+ * How the client proves itself in a token request: its secret, or a client assertion (RFC 7523)
+ * signed at `nowMs` with a fresh `jti`, so that each request carries its own.
+ *
+ * @internal
+ */
+export function clientAuthentication(
+  credentials: ClientCredentials,
+  nowMs: number,
+): Record<string, string> {
+  if (credentials.kind === "clientCredentials") {
+    return { client_id: credentials.clientId, client_secret: credentials.clientSecret };
+  }
+  return {
+    client_id: credentials.clientId,
+    client_assertion_type: CLIENT_ASSERTION_TYPE,
+    client_assertion: signClientAssertion(
+      {
+        clientId: credentials.clientId,
+        audience: credentials.assertionAudience,
+        alg: credentials.alg,
+        key: credentials.privateKey,
+      },
+      nowMs,
+    ),
+  };
+}
+
+/**
+ * The sentence of a token request the token endpoint refused with `status` and `answer` (its
+ * `{error, error_description}`): the client id, the platform's words, and for a refused client
+ * assertion (`invalid_client`) the settings to check. Never a secret nor the key: neither is in
+ * what the endpoint answers.
+ *
+ * @internal
+ */
+export function tokenRefusal(
+  credentials: ClientCredentials,
+  status: number,
+  answer: Record<string, unknown>,
+): string {
+  const { clientId, tokenUrl } = credentials;
+  const code = typeof answer.error === "string" ? ` ${answer.error}` : "";
+  const detail = answer.error_description ?? answer.message;
+  const said = `${status}${code}${typeof detail === "string" ? `: ${detail}` : ""}`;
+  if (
+    credentials.kind === "privateKeyJwt" &&
+    (status === 401 || answer.error === "invalid_client")
+  ) {
+    const { key, alg } = credentials.settings;
+    return (
+      `the token endpoint ${tokenUrl} refused the client assertion of client ${clientId} ` +
+      `(${said}); check that ${key} is the private key of a public key registered on client ` +
+      `${clientId} for private_key_jwt, with the algorithm of ${alg} (${credentials.alg})`
+    );
+  }
+  return `getting an access token for client ${clientId} from ${tokenUrl} failed with ${said}`;
+}
+
+/**
+ * Exchanges client credentials (a secret, or a client assertion signed with a private key) for an
+ * access token at the tenant's token endpoint (`grant_type=client_credentials`) and caches it for
+ * the process.
  *
  * The token is renewed shortly before it expires (a tenth of its lifetime, at most a minute
  * early), so a request never leaves with a token that dies on the way. Concurrent callers share one
@@ -49,10 +113,24 @@ export class ClientCredentialsTokenSource implements TokenSource {
   private requests = 0;
 
   constructor(
-    private readonly credentials: Extract<Credentials, { kind: "clientCredentials" }>,
+    private readonly credentials: ClientCredentials,
     private readonly http: AxiosInstance,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    // The body is made for each attempt, the first and every retry (the retries go through the
+    // request interceptors again): a client assertion's jti is accepted once, so a retry of a
+    // request the endpoint may have seen must carry a new assertion. A string, because a retry
+    // sends the body as it is, untransformed.
+    http.interceptors.request.use((config) => {
+      config.data = JSON.stringify({
+        grant_type: "client_credentials",
+        ...clientAuthentication(this.credentials, this.now()),
+        audience: this.credentials.audience,
+      });
+      config.headers.set("Content-Type", "application/json");
+      return config;
+    });
+  }
 
   get tokenRequests(): number {
     return this.requests;
@@ -78,20 +156,12 @@ export class ClientCredentialsTokenSource implements TokenSource {
   }
 
   private async fetchToken(): Promise<string> {
-    const { clientId, clientSecret, audience, tokenUrl } = this.credentials;
+    const { clientId, tokenUrl } = this.credentials;
     this.requests += 1;
     let body: Record<string, unknown>;
     try {
-      const response = await this.http.request({
-        method: "POST",
-        url: tokenUrl,
-        data: {
-          grant_type: "client_credentials",
-          client_id: clientId,
-          client_secret: clientSecret,
-          audience,
-        },
-      });
+      // The body is the interceptor's (see the constructor).
+      const response = await this.http.request({ method: "POST", url: tokenUrl });
       body = (response.data ?? {}) as Record<string, unknown>;
     } catch (error) {
       if (!isAxiosError(error) || !error.response) {
@@ -100,12 +170,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
         );
       }
       const answer = (error.response.data ?? {}) as Record<string, unknown>;
-      const code = typeof answer.error === "string" ? ` ${answer.error}` : "";
-      const detail = answer.error_description ?? answer.message;
-      throw new TenantAuthError(
-        `getting an access token for client ${clientId} from ${tokenUrl} failed with ` +
-          `${error.response.status}${code}${typeof detail === "string" ? `: ${detail}` : ""}`,
-      );
+      throw new TenantAuthError(tokenRefusal(this.credentials, error.response.status, answer));
     }
     if (typeof body.access_token !== "string") {
       throw new TenantAuthError(

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
+import { createHash, createPublicKey } from "node:crypto";
 import type { TenantSettings } from "../config.js";
 import { type OperationContext, TenantApiClient } from "./client.js";
 import { ClientReadPass } from "./client-read-pass.js";
@@ -25,11 +25,7 @@ const clients = new Map<string, TenantApiClient>();
  */
 export function getTenantClient(settings: TenantSettings): TenantApiClient {
   const { credentials } = settings;
-  const identity =
-    credentials.kind === "apiToken"
-      ? `token:${createHash("sha256").update(credentials.token).digest("hex")}`
-      : `client:${credentials.clientId}:${createHash("sha256").update(credentials.clientSecret).digest("hex")}:${credentials.audience}`;
-  const key = `${settings.origin} ${identity} ${settings.requestTimeoutMs}`;
+  const key = `${settings.origin} ${identityOf(credentials)} ${settings.requestTimeoutMs}`;
   const limiter = limiterOf(settings);
   limiter.useBudget(settings.budget);
   let client = clients.get(key);
@@ -38,6 +34,27 @@ export function getTenantClient(settings: TenantSettings): TenantApiClient {
     clients.set(key, client);
   }
   return client;
+}
+
+/**
+ * Who the credentials make the caller, as a registry key: a secret enters only as a hash, a private
+ * key only by its public half's hash (which tells two keys apart without a copy of the key).
+ */
+function identityOf(credentials: TenantSettings["credentials"]): string {
+  const hash = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
+  switch (credentials.kind) {
+    case "apiToken":
+      return `token:${hash(credentials.token)}`;
+    case "clientCredentials":
+      return `client:${credentials.clientId}:${hash(credentials.clientSecret)}:${credentials.audience}`;
+    case "privateKeyJwt": {
+      const publicKey = createPublicKey(credentials.privateKey).export({
+        type: "spki",
+        format: "der",
+      });
+      return `key:${credentials.clientId}:${hash(publicKey)}:${credentials.alg}:${credentials.audience}`;
+    }
+  }
 }
 
 /**

@@ -9,7 +9,12 @@
 import { parseArgs } from "node:util";
 import type { ConfigSource } from "../config.js";
 import { CommandUsageError } from "../errors.js";
-import { CREDENTIAL_OPTIONS, credentialConfig, PACING_USAGE } from "../generate/options.js";
+import {
+  CREDENTIAL_OPTIONS,
+  CREDENTIAL_USAGE,
+  credentialConfig,
+  PACING_USAGE,
+} from "../generate/options.js";
 import type { FindingLevel } from "./policy-config.js";
 
 /** The output formats, the default first. */
@@ -53,11 +58,7 @@ Options:
   --config FILE           the rules' configuration: the JSON file of --policy-pack-config
   --stack NAME            the stack the rules' allowedStacks are matched against (default: none)
   --fail-on LEVEL         ${FAIL_ON.join(", ")}: also fail on advisory findings (default: mandatory)
-  --domain DOMAIN         the tenant (default: TENANT_DOMAIN)
-  --client-id ID          client credentials (default: TENANT_CLIENT_ID, TENANT_CLIENT_SECRET;
-  --client-secret SECRET    prefer the environment variable to a flag for the secret)
-  --api-token TOKEN       a management API token instead (default: TENANT_API_TOKEN)
-  --audience AUDIENCE     token audience (default: TENANT_AUDIENCE, else https://DOMAIN/api/v2/)
+${CREDENTIAL_USAGE}
 ${PACING_USAGE}
   -h, --help              this text
 

@@ -7,6 +7,14 @@
  * @module
  */
 
+import type { KeyObject } from "node:crypto";
+import {
+  CLIENT_ASSERTION_ALGS,
+  type ClientAssertionAlg,
+  DEFAULT_CLIENT_ASSERTION_ALG,
+  isClientAssertionAlg,
+  readPrivateKey,
+} from "../api/client-assertion.js";
 import { TenantConfigError } from "../errors.js";
 import { isPlainObject } from "../json.js";
 import { isUnknown } from "../schema/unknown.js";
@@ -22,7 +30,23 @@ export type Credentials =
       readonly clientSecret: string;
       readonly audience: string;
       readonly tokenUrl: string;
+    }
+  | {
+      readonly kind: "privateKeyJwt";
+      readonly clientId: string;
+      /** The private key, read and checked to fit {@link alg}; never printed. */
+      readonly privateKey: KeyObject;
+      readonly alg: ClientAssertionAlg;
+      readonly audience: string;
+      readonly tokenUrl: string;
+      /** The assertion's `aud`: the tenant, `${origin}/` (docs/platform.md, "Client assertions"). */
+      readonly assertionAudience: string;
+      /** The names of the key and algorithm settings, for the sentence of a refused assertion. */
+      readonly settings: { readonly key: string; readonly alg: string };
     };
+
+/** The settings that are each one way of proving who the provider is. */
+const AUTH_METHODS = ["apiToken", "clientSecret", "clientAssertionPrivateKey"] as const;
 
 /** Where one tenant's management API is and how to authenticate to it. */
 export interface Connection {
@@ -47,9 +71,10 @@ export const TENANT_INPUT_NAMING: ConnectionNaming = {
     CONNECTION_SETTINGS.map((setting) => [setting, `${TENANT_KEY}.${setting}`]),
   ) as Record<ConnectionSetting, string>,
   howTo:
-    "give tenant.domain and either tenant.apiToken or tenant.clientId and tenant.clientSecret, " +
+    "give tenant.domain and tenant.clientId with either tenant.clientAssertionPrivateKey or " +
+    "tenant.clientSecret, or tenant.apiToken alone, " +
     'e.g. `tenant: { domain: "acme.tenants.example", clientId: "...", ' +
-    'clientSecret: config.requireSecret("clientSecret") }`',
+    'clientAssertionPrivateKey: config.requireSecret("clientAssertionPrivateKey") }`',
 };
 
 /**
@@ -61,10 +86,11 @@ export const STACK_CONFIG_NAMING: ConnectionNaming = {
     CONNECTION_SETTINGS.map((setting) => [setting, `${TENANT_KEY}:${setting}`]),
   ) as Record<ConnectionSetting, string>,
   howTo:
-    "set tenant:domain (or TENANT_DOMAIN) and either tenant:apiToken (TENANT_API_TOKEN) or " +
-    "tenant:clientId and tenant:clientSecret (TENANT_CLIENT_ID, TENANT_CLIENT_SECRET), " +
+    "set tenant:domain (or TENANT_DOMAIN) and tenant:clientId (TENANT_CLIENT_ID) with either " +
+    "tenant:clientAssertionPrivateKey (TENANT_CLIENT_ASSERTION_PRIVATE_KEY) or " +
+    "tenant:clientSecret (TENANT_CLIENT_SECRET), or tenant:apiToken (TENANT_API_TOKEN) alone, " +
     "e.g. `pulumi config set tenant:domain acme.tenants.example` and " +
-    "`pulumi config set --secret tenant:clientSecret ...`",
+    "`pulumi config set --secret tenant:clientAssertionPrivateKey < private-key.pem`",
 };
 
 /**
@@ -215,39 +241,150 @@ function evaluate(
     else problems.push({ setting: "domain", message: parsed.message });
   }
 
-  const apiToken = given(values.apiToken);
-  const clientId = given(values.clientId);
-  const clientSecret = given(values.clientSecret);
-  const hasToken = apiToken.kind !== "absent";
-  const hasId = clientId.kind !== "absent";
-  const hasSecret = clientSecret.kind !== "absent";
-  if (!hasToken && hasId !== hasSecret) {
-    const missing = hasId ? "clientSecret" : "clientId";
-    problems.push({
-      setting: missing,
-      message: `pulumi-tenant has incomplete client credentials: ${names[missing]} is missing; ${howTo}`,
-    });
-  } else if (!hasToken && !hasId) {
-    problems.push({ setting: undefined, message: `pulumi-tenant has no credentials: ${howTo}` });
-  }
+  const credentialRules = credentialsOf(values, naming);
+  problems.push(...credentialRules.missing, ...credentialRules.problems);
   if (problems.length > 0 || origin === undefined) return { problems, connection: undefined };
+  const { proof } = credentialRules;
 
   const baseUrl = `${origin}/api/v2`;
+  const clientId = given(values.clientId);
+  const audience = given(values.audience);
+  const client = {
+    audience: audience.kind === "text" ? audience.text : `${baseUrl}/`,
+    tokenUrl: `${origin}/oauth/token`,
+  };
   let credentials: Credentials | undefined;
-  if (apiToken.kind === "text") {
-    credentials = { kind: "apiToken", token: apiToken.text };
-  } else if (!hasToken && clientId.kind === "text" && clientSecret.kind === "text") {
-    const audience = given(values.audience);
-    credentials = {
-      kind: "clientCredentials",
-      clientId: clientId.text,
-      clientSecret: clientSecret.text,
-      audience: audience.kind === "text" ? audience.text : `${baseUrl}/`,
-      tokenUrl: `${origin}/oauth/token`,
-    };
+  if (proof?.kind === "apiToken") {
+    credentials = { kind: "apiToken", token: proof.token };
+  } else if (proof !== undefined && clientId.kind === "text") {
+    credentials =
+      proof.kind === "clientSecret"
+        ? {
+            kind: "clientCredentials",
+            clientId: clientId.text,
+            clientSecret: proof.secret,
+            ...client,
+          }
+        : {
+            kind: "privateKeyJwt",
+            clientId: clientId.text,
+            privateKey: proof.key,
+            alg: proof.alg,
+            ...client,
+            assertionAudience: `${origin}/`,
+            settings: {
+              key: names.clientAssertionPrivateKey,
+              alg: names.clientAssertionSigningAlg,
+            },
+          };
   }
   return {
     problems,
     connection: credentials === undefined ? undefined : { origin, baseUrl, credentials },
   };
+}
+
+/** What a connection proves itself with, once its rules hold; undefined while a value is unknown. */
+type Proof =
+  | { readonly kind: "apiToken"; readonly token: string }
+  | { readonly kind: "clientSecret"; readonly secret: string }
+  | { readonly kind: "privateKey"; readonly key: KeyObject; readonly alg: ClientAssertionAlg };
+
+/**
+ * The rules of the credentials: exactly one way of authenticating (an API token, a client secret
+ * or a private key), the client id with the latter two (`missing`: what may yet come from the
+ * environment, or be needed only by an operation), a signing algorithm the platform accepts and a
+ * private key of that algorithm's type (`problems`). No message quotes a credential.
+ */
+function credentialsOf(
+  values: ConnectionValues,
+  naming: ConnectionNaming,
+): { missing: ConnectionProblem[]; problems: ConnectionProblem[]; proof: Proof | undefined } {
+  const { names, howTo } = naming;
+  const missing: ConnectionProblem[] = [];
+  const problems: ConnectionProblem[] = [];
+  const methods = AUTH_METHODS.filter((method) => given(values[method]).kind !== "absent");
+  const hasId = given(values.clientId).kind !== "absent";
+  const [method, second] = methods;
+  if (second !== undefined) {
+    // At a credential, not at the whole connection: a check failure never sits on a value that
+    // holds a secret (docs/decisions.md).
+    problems.push({
+      setting: second,
+      message:
+        `pulumi-tenant has more than one way of authenticating: ` +
+        `${methods.map((m) => names[m]).join(" and ")} are all set; keep exactly one of ` +
+        `${names.clientAssertionPrivateKey}, ${names.clientSecret} or ${names.apiToken}`,
+    });
+  } else if (method === undefined) {
+    missing.push(
+      hasId
+        ? {
+            setting: "clientSecret",
+            message:
+              `pulumi-tenant has incomplete client credentials: ${names.clientAssertionPrivateKey} ` +
+              `or ${names.clientSecret} is missing; ${howTo}`,
+          }
+        : { setting: undefined, message: `pulumi-tenant has no credentials: ${howTo}` },
+    );
+  } else if (method !== "apiToken" && !hasId) {
+    missing.push({
+      setting: "clientId",
+      message: `pulumi-tenant has incomplete client credentials: ${names.clientId} is missing; ${howTo}`,
+    });
+  }
+
+  const algGiven = given(values.clientAssertionSigningAlg);
+  let alg: ClientAssertionAlg | undefined = DEFAULT_CLIENT_ASSERTION_ALG;
+  if (algGiven.kind === "opaque") alg = undefined;
+  else if (algGiven.kind === "text") {
+    if (isClientAssertionAlg(algGiven.text)) alg = algGiven.text;
+    else {
+      alg = undefined;
+      problems.push({
+        setting: "clientAssertionSigningAlg",
+        message:
+          `${names.clientAssertionSigningAlg} "${algGiven.text}" is not an algorithm the platform ` +
+          `accepts for client assertions; use one of ${CLIENT_ASSERTION_ALGS.join(", ")}`,
+      });
+    }
+  }
+  const pem = given(values.clientAssertionPrivateKey);
+  let key: KeyObject | undefined;
+  if (pem.kind === "text" && alg !== undefined) {
+    const read = readPrivateKey(pem.text, alg);
+    if ("key" in read) key = read.key;
+    else {
+      problems.push({
+        setting: "clientAssertionPrivateKey",
+        message: `${names.clientAssertionPrivateKey} ${read.problem}`,
+      });
+    }
+  }
+  if (missing.length > 0 || problems.length > 0) return { missing, problems, proof: undefined };
+  const apiToken = given(values.apiToken);
+  const secret = given(values.clientSecret);
+  const proof: Proof | undefined =
+    apiToken.kind === "text"
+      ? { kind: "apiToken", token: apiToken.text }
+      : secret.kind === "text"
+        ? { kind: "clientSecret", secret: secret.text }
+        : key !== undefined && alg !== undefined
+          ? { kind: "privateKey", key, alg }
+          : undefined;
+  return { missing, problems, proof };
+}
+
+/**
+ * The problems of the credentials `values` give, leaving out a missing one (a preview needs no
+ * credentials, and a missing one may come from the environment): more than one way of
+ * authenticating, a signing algorithm the platform does not accept, a private key that does not fit
+ * it. What `check` and the plugin's `CheckConfig` report of the stack config, so that these fail at
+ * preview, before any request.
+ */
+export function givenCredentialProblems(
+  values: ConnectionValues,
+  naming: ConnectionNaming,
+): ConnectionProblem[] {
+  return credentialsOf(values, naming).problems;
 }

@@ -1,4 +1,5 @@
 import type { FromSchema } from "json-schema-to-ts";
+import { CLIENT_ASSERTION_ALGS } from "../api/client-assertion.js";
 
 /**
  * The `tenant` input every resource accepts: which tenant to reach and with which credentials,
@@ -6,10 +7,11 @@ import type { FromSchema } from "json-schema-to-ts";
  * (docs/decisions.md, "Several tenants").
  *
  * The members mean what the stack config keys of the same names mean (README, "Configuration").
- * Which credentials must be present (an API token, else a client id and secret) is a rule of the
- * connection's parse (`parse.ts`), the same for the stack config and this input. The `anyOf` below
- * states it for the TypeScript type only (its two shapes): {@link connectionSchemaToValidate}, what
- * Ajv sees, leaves it out, so the rule is judged, and worded, in one place.
+ * Which credentials must be present (exactly one of an API token, a client id with its secret, or
+ * a client id with a private key for client assertions) is a rule of the connection's parse
+ * (`parse.ts`), the same for the stack config and this input. The `anyOf` below states it for the
+ * TypeScript type only (its three shapes): {@link connectionSchemaToValidate}, what Ajv sees,
+ * leaves it out, so the rule is judged, and worded, in one place.
  *
  * `rateLimitReserve` and `maxRequestsPerSecond` are the run's pacing budget (`budget.ts`), not
  * part of where or as whom: a change of them is an update that sends nothing.
@@ -41,6 +43,18 @@ const tenantConnectionSchema = {
       description: "The secret of that client.",
       "x-sensitive": true,
     },
+    clientAssertionPrivateKey: {
+      type: "string",
+      description:
+        "The PEM private key of that client, whose public key is registered on it, to log in by private key JWT (RFC 7523) instead of a secret.",
+      "x-sensitive": true,
+    },
+    clientAssertionSigningAlg: {
+      type: "string",
+      enum: CLIENT_ASSERTION_ALGS,
+      description:
+        "The algorithm that signs the client assertions: RS256 (default), RS384 or PS256.",
+    },
     audience: {
       type: "string",
       description: "The audience to ask tokens for; default `https://{domain}/api/v2/`.",
@@ -63,6 +77,10 @@ const tenantConnectionSchema = {
   anyOf: [
     { properties: { apiToken: {} }, required: ["apiToken"] },
     { properties: { clientId: {}, clientSecret: {} }, required: ["clientId", "clientSecret"] },
+    {
+      properties: { clientId: {}, clientAssertionPrivateKey: {} },
+      required: ["clientId", "clientAssertionPrivateKey"],
+    },
   ],
   additionalProperties: false,
 } as const;
@@ -71,14 +89,16 @@ const tenantConnectionSchema = {
 export const TENANT_KEY = "tenant";
 
 /**
- * A connection as the provider receives it (values resolved): `{ domain, apiToken }` or
- * `{ domain, clientId, clientSecret, audience? }`, derived from the schema.
+ * A connection as the provider receives it (values resolved): `{ domain, apiToken }`,
+ * `{ domain, clientId, clientSecret, audience? }` or `{ domain, clientId,
+ * clientAssertionPrivateKey, clientAssertionSigningAlg?, audience? }`, derived from the schema.
  */
 export type TenantConnection = FromSchema<typeof tenantConnectionSchema>;
 
 /**
- * One member of a connection: `domain`, `apiToken`, `clientId`, `clientSecret`, `audience`,
- * `rateLimitReserve` or `maxRequestsPerSecond`.
+ * One member of a connection: `domain`, `apiToken`, `clientId`, `clientSecret`,
+ * `clientAssertionPrivateKey`, `clientAssertionSigningAlg`, `audience`, `rateLimitReserve` or
+ * `maxRequestsPerSecond`.
  */
 export type ConnectionSetting = keyof typeof tenantConnectionSchema.properties;
 
@@ -87,7 +107,10 @@ export const CONNECTION_SETTINGS = Object.keys(
   tenantConnectionSchema.properties,
 ) as readonly ConnectionSetting[];
 
-/** The credential members (`"x-sensitive": true`): `apiToken` and `clientSecret`. */
+/**
+ * The credential members (`"x-sensitive": true`): `apiToken`, `clientSecret` and
+ * `clientAssertionPrivateKey`.
+ */
 export const SENSITIVE_CONNECTION_SETTINGS: readonly ConnectionSetting[] =
   CONNECTION_SETTINGS.filter(
     (setting) => "x-sensitive" in tenantConnectionSchema.properties[setting],

@@ -1,13 +1,16 @@
 /**
  * The command line of `pulumi-tenant generate`, parsed with Node's own `util.parseArgs` into
- * {@link GenerateOptions}. Pure: the environment is read later, by the package's settings.
+ * {@link GenerateOptions}. The environment is read later, by the package's settings; a private key
+ * file is read here, as the value of its flag.
  *
  * @module
  */
 
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { CLIENT_ASSERTION_ALGS, DEFAULT_CLIENT_ASSERTION_ALG } from "../api/client-assertion.js";
 import type { ConfigSource } from "../config.js";
-import { GenerateUsageError } from "../errors.js";
+import { CommandUsageError, GenerateUsageError } from "../errors.js";
 import { APP_TYPES, type ClientSettingsField } from "../schema/index.js";
 import { DEFAULT_FIELDS, parseFields } from "./fields.js";
 import { PROJECT_NAME } from "./project.js";
@@ -43,6 +46,23 @@ export const PACING_USAGE = `  --rate-limit-reserve SHARE
                           a ceiling on this command's own rate (default:
                             TENANT_MAX_REQUESTS_PER_SECOND, else none)`;
 
+/**
+ * The usage lines of the connection's flags, which every command that reads a tenant takes
+ * (README, "Configuration"): one way of authenticating, a private key first.
+ */
+export const CREDENTIAL_USAGE = `  --domain DOMAIN         the tenant (default: TENANT_DOMAIN)
+  --client-id ID          the client to log in as (default: TENANT_CLIENT_ID), with one of:
+  --client-assertion-private-key-file FILE
+                          its PEM private key, to log in by private key JWT (default: the key in
+                            TENANT_CLIENT_ASSERTION_PRIVATE_KEY)
+  --client-assertion-signing-alg ALG
+                          ${CLIENT_ASSERTION_ALGS.join(", ")} (default:
+                            TENANT_CLIENT_ASSERTION_SIGNING_ALG, else ${DEFAULT_CLIENT_ASSERTION_ALG})
+  --client-secret SECRET  its secret (default: TENANT_CLIENT_SECRET; prefer the environment
+                            variable to a flag for the secret)
+  --api-token TOKEN       a management API token instead (default: TENANT_API_TOKEN)
+  --audience AUDIENCE     token audience (default: TENANT_AUDIENCE, else https://DOMAIN/api/v2/)`;
+
 /** `--help`. */
 export const USAGE = `Usage: pulumi-tenant generate --out DIR [options]
 
@@ -60,11 +80,7 @@ Options:
   --force                 overwrite files in DIR that differ from the generated ones
   --import-file           also write DIR/import.json, for \`pulumi import --file\` with the
                             provider plugin, in a program of any language (README, "Every language")
-  --domain DOMAIN         the tenant (default: TENANT_DOMAIN)
-  --client-id ID          client credentials (default: TENANT_CLIENT_ID, TENANT_CLIENT_SECRET;
-  --client-secret SECRET    prefer the environment variable to a flag for the secret)
-  --api-token TOKEN       a management API token instead (default: TENANT_API_TOKEN)
-  --audience AUDIENCE     token audience (default: TENANT_AUDIENCE, else https://DOMAIN/api/v2/)
+${CREDENTIAL_USAGE}
 ${PACING_USAGE}
   -h, --help              this text
 
@@ -76,6 +92,8 @@ const CREDENTIAL_FLAGS = {
   domain: "tenant:domain",
   "client-id": "tenant:clientId",
   "client-secret": "tenant:clientSecret",
+  "client-assertion-private-key-file": "tenant:clientAssertionPrivateKey",
+  "client-assertion-signing-alg": "tenant:clientAssertionSigningAlg",
   "api-token": "tenant:apiToken",
   audience: "tenant:audience",
   "rate-limit-reserve": "tenant:rateLimitReserve",
@@ -151,16 +169,37 @@ export const CREDENTIAL_OPTIONS = Object.fromEntries(
   Object.keys(CREDENTIAL_FLAGS).map((flag) => [flag, { type: "string" }]),
 ) as Record<keyof typeof CREDENTIAL_FLAGS, { type: "string" }>;
 
-/** The credential flags given, as stack config keys (`--domain` → `tenant:domain`). */
+/** The flag that names a file whose content is the setting, not the setting itself. */
+const KEY_FILE_FLAG = "client-assertion-private-key-file";
+
+/**
+ * The credential flags given, as stack config keys (`--domain` → `tenant:domain`); the private
+ * key is read from the file `--client-assertion-private-key-file` names, so that it is never on
+ * a command line.
+ *
+ * @throws {CommandUsageError} when the key file cannot be read, naming the flag and the file (the
+ *   key never: nothing of it is read into a message).
+ */
 export function credentialConfig(
   values: Partial<Record<keyof typeof CREDENTIAL_FLAGS, string | boolean | undefined>>,
 ): ConfigSource {
   const flags = new Map<string, string>();
   for (const [flag, key] of Object.entries(CREDENTIAL_FLAGS)) {
     const value = values[flag as keyof typeof CREDENTIAL_FLAGS];
-    if (typeof value === "string") flags.set(key, value);
+    if (typeof value !== "string") continue;
+    flags.set(key, flag === KEY_FILE_FLAG ? keyFile(value) : value);
   }
   return { get: (key) => flags.get(key) };
+}
+
+/** The text of the key file `file`. */
+function keyFile(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "an error";
+    throw new CommandUsageError(`--${KEY_FILE_FLAG} ${file}: cannot read the file (${code})`);
+  }
 }
 
 function parse(args: readonly string[]) {

@@ -55,12 +55,13 @@ export function selectClients(
 }
 
 /**
- * The id of the client the credentials belong to: the client id of client credentials, or, for an
+ * The id of the client the credentials belong to: the client id of client credentials (a secret or
+ * a private key), or, for an
  * API token, the `azp` claim of the JWT (else its `sub` without `@clients`). Undefined when the
  * token is not a readable JWT: the token is not verified here, only read, to leave a client out.
  */
 export function ownClientIdOf(credentials: Credentials): string | undefined {
-  if (credentials.kind === "clientCredentials") return credentials.clientId;
+  if (credentials.kind !== "apiToken") return credentials.clientId;
   const payload = credentials.token.split(".")[1];
   if (payload === undefined) return undefined;
   try {

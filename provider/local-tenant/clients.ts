@@ -10,6 +10,7 @@
 import { isPlainObject } from "../json.js";
 import type { PathFailure } from "../schema/check-failures.js";
 import { postLoginPromptReason } from "../schema/index.js";
+import { CREDENTIALS_FIELD } from "./client-keys.js";
 
 /** A client as stored and answered: a JSON object keyed by wire names, with its id. */
 export interface WireClient {
@@ -244,6 +245,8 @@ export function clientAsAnswered(
   const wanted = selection === undefined ? undefined : new Set(selection.fields);
   const answer: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(client)) {
+    // The registered keys are the client credentials API's, never a client read's.
+    if (field === CREDENTIALS_FIELD) continue;
     if (!showKeys && KEY_MATERIAL_FIELDS.includes(field)) continue;
     if (wanted !== undefined && wanted.has(field) !== selection?.include) continue;
     answer[field] = value;

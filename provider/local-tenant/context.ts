@@ -6,6 +6,7 @@
 import type { FastifyRequest } from "fastify";
 import type { Principal, TokenAuthority } from "./auth.js";
 import type { BackgroundLoad } from "./background-load.js";
+import type { AssertionReplayGuard } from "./client-keys.js";
 import type { ConsoleMonitor } from "./console/monitor.js";
 import type { FaultInjector } from "./faults.js";
 import type { TokenBucket } from "./rate-limit.js";
@@ -28,6 +29,10 @@ export interface ServerContext {
   stats: RequestStats;
   /** What the console shows over time; records nothing while no console page is open. */
   monitor: ConsoleMonitor;
+  /** The tenant's clock, in milliseconds since the epoch. */
+  clock: () => number;
+  /** The client assertions' `jti`s already accepted: each is accepted once. */
+  assertionReplays: AssertionReplayGuard;
   /** Lifetime of the tokens the token endpoint issues, in seconds. */
   tokenTtlSeconds: number;
   /**

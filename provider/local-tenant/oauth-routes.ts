@@ -1,11 +1,18 @@
 /**
- * The authentication API: the client credentials grant at `POST /oauth/token` and the key set
+ * The authentication API: the client credentials grant at `POST /oauth/token` (a client secret
+ * or a client assertion) and the key set
  * that verifies its tokens. Errors use the OAuth 2.0 shape `{error, error_description}` (RFC 6749
  * section 5.2), as the platform's authentication API does, not the management API's shape.
  */
 
 import type { FastifyInstance } from "fastify";
+import { CLIENT_ASSERTION_TYPE } from "../api/client-assertion.js";
 import { secretsEqual } from "./auth.js";
+import {
+  privateKeyJwtCredentialIds,
+  privateKeyJwtKeys,
+  verifyClientAssertion,
+} from "./client-keys.js";
 import type { ServerContext } from "./context.js";
 import { OAuthError } from "./errors.js";
 import type { TenantStore } from "./store.js";
@@ -66,31 +73,104 @@ function tokenParameters(raw: unknown): Record<string, unknown> {
 }
 
 /**
- * The id of the client the request authenticates, by one method only (HTTP Basic or the body's
- * `client_id` and `client_secret`), which must be allowed the client credentials grant.
+ * The id of the client the request authenticates, by one method only: HTTP Basic, the body's
+ * `client_id` and `client_secret`, or a client assertion (`client_assertion_type` and
+ * `client_assertion`, RFC 7523) for a client whose `private_key_jwt` names keys; such a client
+ * cannot use its secret, as on the platform. The client must be allowed the client credentials
+ * grant.
  */
-function authenticatedClient(
-  store: TenantStore,
+async function authenticatedClient(
+  context: ServerContext,
   authorization: string | undefined,
   body: Record<string, unknown>,
-): string {
+): Promise<string> {
+  const { store } = context;
   const basic = basicCredentials(authorization);
   const bodyId = parameter(body, "client_id");
   const bodySecret = parameter(body, "client_secret");
-  if (basic !== undefined && (bodyId !== undefined || bodySecret !== undefined)) {
+  const assertionType = parameter(body, "client_assertion_type");
+  const assertion = parameter(body, "client_assertion");
+  const byAssertion = assertionType !== undefined || assertion !== undefined;
+  if (
+    (basic !== undefined && (bodyId !== undefined || bodySecret !== undefined || byAssertion)) ||
+    (bodySecret !== undefined && byAssertion)
+  ) {
     throw new OAuthError(400, "invalid_request", "Use only one client authentication method");
   }
+  if (byAssertion) return assertedClient(context, bodyId, assertionType, assertion);
   const clientId = basic?.id ?? bodyId;
   const secret = basic?.secret ?? bodySecret;
   if (clientId === undefined) {
     throw new OAuthError(400, "invalid_request", "Missing required parameter: client_id");
   }
   const client = store.getClient(clientId);
+  if (client !== undefined && privateKeyJwtCredentialIds(client).length > 0) {
+    throw new OAuthError(
+      401,
+      "invalid_client",
+      "Client authentication with a client secret is not allowed: the client authenticates with private_key_jwt",
+    );
+  }
   const expected = client?.client_secret;
   if (secret === undefined || typeof expected !== "string" || !secretsEqual(secret, expected)) {
     throw new OAuthError(401, "access_denied", "Unauthorized");
   }
-  const grantTypes = client?.grant_types;
+  return grantedClient(store, clientId);
+}
+
+/** The client a client assertion proves, verified against its registered keys. */
+async function assertedClient(
+  context: ServerContext,
+  bodyId: string | undefined,
+  assertionType: string | undefined,
+  assertion: string | undefined,
+): Promise<string> {
+  if (assertionType !== CLIENT_ASSERTION_TYPE) {
+    throw new OAuthError(
+      400,
+      "invalid_request",
+      `client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`,
+    );
+  }
+  if (assertion === undefined) {
+    throw new OAuthError(400, "invalid_request", "Missing required parameter: client_assertion");
+  }
+  const clientId = bodyId ?? subjectOf(assertion);
+  const client = clientId === undefined ? undefined : context.store.getClient(clientId);
+  if (clientId === undefined || client === undefined) {
+    throw new OAuthError(401, "invalid_client", "Unknown client");
+  }
+  if (privateKeyJwtKeys(client).length === 0) {
+    throw new OAuthError(
+      401,
+      "invalid_client",
+      "The client has no credentials for private_key_jwt authentication",
+    );
+  }
+  await verifyClientAssertion(assertion, {
+    client,
+    audience: context.auth.issuer,
+    nowMs: context.clock(),
+    replays: context.assertionReplays,
+  });
+  return grantedClient(context.store, clientId);
+}
+
+/** The `sub` of an assertion, read without verifying it, to find the client whose keys verify it. */
+function subjectOf(assertion: string): string | undefined {
+  try {
+    const payload = JSON.parse(
+      Buffer.from(assertion.split(".")[1] ?? "", "base64url").toString("utf8"),
+    ) as { sub?: unknown };
+    return typeof payload.sub === "string" ? payload.sub : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `clientId`, once it is known to be allowed the client credentials grant. */
+function grantedClient(store: TenantStore, clientId: string): string {
+  const grantTypes = store.getClient(clientId)?.grant_types;
   if (!Array.isArray(grantTypes) || !grantTypes.includes("client_credentials")) {
     throw new OAuthError(
       403,
@@ -148,7 +228,7 @@ function tokenScopes(
 export function registerOAuthRoutes(app: FastifyInstance, context: ServerContext): void {
   app.post(TOKEN_ROUTE, async (request, reply): Promise<TokenResponse> => {
     const body = tokenParameters(request.body ?? {});
-    const clientId = authenticatedClient(context.store, request.headers.authorization, body);
+    const clientId = await authenticatedClient(context, request.headers.authorization, body);
     const scopes = tokenScopes(context, clientId, body);
     const accessToken = await context.auth.issue(clientId, scopes, context.tokenTtlSeconds);
     reply.header("cache-control", "no-store").header("pragma", "no-cache");

@@ -7,6 +7,7 @@
 import { isPlainObject } from "../json.js";
 import type { PathFailure } from "../schema/check-failures.js";
 import { PUSH_PROVIDERS } from "../schema/index.js";
+import { CREDENTIALS_FIELD, privateKeyJwtKeys, seedClientKeys } from "./client-keys.js";
 import {
   RESPONSE_ONLY_FIELDS,
   storedClientRuleFailures,
@@ -165,15 +166,30 @@ export function storedSeedClient(
   tenant: string,
   where: string,
 ): { client: WireClient; problem?: string } {
-  // Response-only fields are not part of the PATCH schema.
+  // Response-only fields are not part of the PATCH schema, nor are the registered keys (the
+  // platform's client credentials API holds them), which are checked on their own.
+  const { [CREDENTIALS_FIELD]: credentials, ...fields } = seedClient;
   const settable = Object.fromEntries(
-    Object.entries(seedClient).filter(([field]) => !RESPONSE_ONLY_FIELDS.includes(field)),
+    Object.entries(fields).filter(([field]) => !RESPONSE_ONLY_FIELDS.includes(field)),
   );
   const failures = [...validateWire("clientUpdate", settable)];
   if (typeof seedClient.name !== "string") failures.push({ path: "name", reason: "is required" });
-  const client = withResponseDefaults({ ...seedClient, client_id: clientId }, tenant);
+  const client = withResponseDefaults({ ...fields, client_id: clientId }, tenant);
   failures.push(...storedClientRuleFailures(client, {}, client));
-  return failures.length > 0 ? { client, problem: describeFailures(failures, where) } : { client };
+  const keys = seedClientKeys(credentials, `${where}.${CREDENTIALS_FIELD}`);
+  if (credentials !== undefined) client[CREDENTIALS_FIELD] = keys.keys;
+  // A client that logs in by private key JWT has no token endpoint method (the platform keeps it
+  // null): the response default would otherwise say "none".
+  if (privateKeyJwtKeys(client).length > 0 && seedClient.token_endpoint_auth_method == null) {
+    client.token_endpoint_auth_method = null;
+  }
+  const problems = [
+    ...(failures.length > 0 ? [describeFailures(failures, where)] : []),
+    // Ids that name no registered key are kept (a snapshot has the ids, never the keys): they
+    // verify nothing, as on the platform.
+    ...keys.problems,
+  ];
+  return problems.length > 0 ? { client, problem: problems.join("; ") } : { client };
 }
 
 /**

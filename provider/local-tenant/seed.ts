@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { SeedError } from "../errors.js";
 import { isPlainObject } from "../json.js";
+import { type ClientKey, CREDENTIALS_FIELD, privateKeyJwtKeys } from "./client-keys.js";
 import type { WireClient } from "./clients.js";
 import { DEFAULT_SEED } from "./default-seed.js";
 import { generatedClients, newClientId } from "./generated.js";
@@ -61,6 +62,12 @@ export interface SeedExtras {
    * clash with the seed's.
    */
   extraClients?: number | undefined;
+  /**
+   * A public key to register on the admin client, which then logs in by private key JWT only
+   * (`client_authentication_methods.private_key_jwt` names it, `token_endpoint_auth_method` null,
+   * as the platform keeps such a client).
+   */
+  adminKey?: ClientKey | undefined;
 }
 
 /** The clients of a seed as they are added, each checked, with the problems found on the way. */
@@ -104,7 +111,8 @@ class SeedClients {
 
   /**
    * The client whose credentials are handed out for `role`: the one the seed names, which must
-   * have a secret and a grant, or, when it names none, a machine client added and granted.
+   * have a secret (or keys for private key JWT) and a grant, or, when it names none, a machine
+   * client added and granted.
    */
   credential(role: CredentialRole, wanted: string | undefined, grants: Map<string, string[]>) {
     const { name, scopes } = CREDENTIAL_CLIENTS[role];
@@ -117,10 +125,19 @@ class SeedClients {
     const client = this.list.find((c) => c.client_id === wanted);
     if (client === undefined)
       this.problems.push(`${role}: no seeded client has client_id ${wanted}`);
-    else if (typeof client.client_secret !== "string") {
+    else if (typeof client.client_secret !== "string" && privateKeyJwtKeys(client).length === 0) {
       this.problems.push(`${role}: client ${wanted} has no client_secret`);
     } else if (!grants.has(wanted)) this.problems.push(`${role}: client ${wanted} has no grant`);
     return wanted;
+  }
+
+  /** Registers `key` on the client `clientId` as its one way of logging in. */
+  useKey(clientId: string, key: ClientKey): void {
+    const client = this.list.find((c) => c.client_id === clientId);
+    if (client === undefined) return;
+    client[CREDENTIALS_FIELD] = [key];
+    client.client_authentication_methods = { private_key_jwt: { credentials: [{ id: key.id }] } };
+    client.token_endpoint_auth_method = null;
   }
 
   /** Adds `count` {@link generatedClients} after the others. */
@@ -182,6 +199,7 @@ export function loadSeed(
     });
   }
   const adminClientId = clients.credential("admin", input.admin, granted.grants);
+  if (extras.adminKey !== undefined) clients.useKey(adminClientId, extras.adminKey);
   const readOnlyClientId = clients.credential("readOnly", input.readOnly, granted.grants);
   clients.addGenerated(extras.extraClients ?? 0);
   const streams = seedEventStreams(input.eventStreams);

@@ -16,6 +16,7 @@ import {
   type BackgroundTimer,
   type ResolvedBackgroundLoad,
 } from "./background-load.js";
+import { AssertionReplayGuard, newClientKeyPair } from "./client-keys.js";
 import { ConsoleMonitor, type IntervalTimer } from "./console/monitor.js";
 import { CONSOLE_PATH } from "./console/shared.js";
 import type { ServerContext, TenantApiRequest } from "./context.js";
@@ -50,6 +51,12 @@ export interface TenantApiOptions {
   faults?: FaultOptions | string | undefined;
   /** Lifetime of issued tokens in seconds; default 86400. */
   tokenTtlSeconds?: number | undefined;
+  /**
+   * The admin client logs in by private key JWT: a key pair is generated, its public key
+   * registered on the client (RS256), and the private key handed out as
+   * {@link TenantApi.clientAssertionPrivateKey}; its secret is then refused. Default false.
+   */
+  privateKeyJwt?: boolean | undefined;
   /** Serve HTTPS with a generated certificate authority and certificate. */
   tls?: boolean | undefined;
   /** Seed of the fault injection's random numbers, for repeatable runs; default random. */
@@ -114,6 +121,11 @@ export interface TenantApi {
   clientId: string;
   /** Its secret at start. */
   clientSecret: string;
+  /**
+   * With `privateKeyJwt`: the private key (PKCS #8 PEM) whose public key is registered on it, to
+   * sign client assertions with RS256.
+   */
+  clientAssertionPrivateKey?: string;
   /** Its scopes. */
   scopes: string[];
   /** The machine-to-machine client granted read scopes only. */
@@ -180,9 +192,12 @@ function urlHost(host: string): string {
  * the options, without listening: `startTenantApi` uses it, and tests that need Fastify's
  * `inject` (a request from a non-loopback address, say) build an app around it with `buildApp`.
  */
-export async function createServerContext(
-  options: TenantApiOptions = {},
-): Promise<{ context: ServerContext; seed: LoadedSeed }> {
+export async function createServerContext(options: TenantApiOptions = {}): Promise<{
+  context: ServerContext;
+  seed: LoadedSeed;
+  /** With `privateKeyJwt`: the admin client's private key. */
+  clientAssertionPrivateKey: string | undefined;
+}> {
   const clock = options.clock ?? Date.now;
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 86400;
   if (!Number.isInteger(tokenTtlSeconds) || tokenTtlSeconds < 1) {
@@ -190,7 +205,11 @@ export async function createServerContext(
       `tokenTtlSeconds must be a positive integer, got ${tokenTtlSeconds}`,
     );
   }
-  const seed = loadSeed(options.seed, { extraClients: options.extraClients });
+  const keyPair = options.privateKeyJwt === true ? newClientKeyPair("RS256") : undefined;
+  const seed = loadSeed(options.seed, {
+    extraClients: options.extraClients,
+    adminKey: keyPair?.key,
+  });
   const bucket = new TokenBucket(clock, options.rateLimit ?? null);
   const stats = new RequestStats();
   const background = new BackgroundLoad(
@@ -212,17 +231,19 @@ export async function createServerContext(
       version: () => store.version,
       interval: options.consoleInterval,
     }),
+    clock,
+    assertionReplays: new AssertionReplayGuard(),
     tokenTtlSeconds,
     listenHost: options.host,
     onRequest: options.onRequest,
     onAnswer: options.onAnswer,
   };
-  return { context, seed };
+  return { context, seed, clientAssertionPrivateKey: keyPair?.privateKeyPem };
 }
 
 /** Starts the local tenant API. */
 export async function startTenantApi(options: TenantApiOptions = {}): Promise<TenantApi> {
-  const { context, seed } = await createServerContext(options);
+  const { context, seed, clientAssertionPrivateKey } = await createServerContext(options);
   const { store } = context;
   const tls: TlsMaterial | undefined =
     options.tls === true ? await generateTlsMaterial() : undefined;
@@ -296,6 +317,9 @@ export async function startTenantApi(options: TenantApiOptions = {}): Promise<Te
       return stopped;
     },
   };
+  if (clientAssertionPrivateKey !== undefined) {
+    api.clientAssertionPrivateKey = clientAssertionPrivateKey;
+  }
   if (tls !== undefined) {
     api.caFile = tls.caFile;
     api.ca = tls.ca;

@@ -19,7 +19,12 @@ import type { ConfigSource } from "../config.js";
 import { resolveSettings } from "../config.js";
 import { CommandUsageError, exitStatusOf, SnapshotOutputError, TenantError } from "../errors.js";
 import { ADDON_KEY_MATERIAL, wireFieldsToRead } from "../generate/fields.js";
-import { CREDENTIAL_OPTIONS, credentialConfig, PACING_USAGE } from "../generate/options.js";
+import {
+  CREDENTIAL_OPTIONS,
+  CREDENTIAL_USAGE,
+  credentialConfig,
+  PACING_USAGE,
+} from "../generate/options.js";
 import { readEventStreamIds, readTenant } from "../generate/reads.js";
 import { isPlainObject } from "../json.js";
 import { CLIENT_SETTINGS_FIELDS, PUSH_PROVIDERS } from "../schema/index.js";
@@ -44,11 +49,7 @@ never written: they are replaced by placeholders, and the command names each rep
 Options:
   --out FILE              the seed file to write (JSON)
   --force                 overwrite FILE if it exists
-  --domain DOMAIN         the tenant (default: TENANT_DOMAIN)
-  --client-id ID          client credentials (default: TENANT_CLIENT_ID, TENANT_CLIENT_SECRET;
-  --client-secret SECRET    prefer the environment variable to a flag for the secret)
-  --api-token TOKEN       a management API token instead (default: TENANT_API_TOKEN)
-  --audience AUDIENCE     token audience (default: TENANT_AUDIENCE, else https://DOMAIN/api/v2/)
+${CREDENTIAL_USAGE}
 ${PACING_USAGE}
   -h, --help              this text
 

@@ -2,7 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import {
   type ConfigSource,
   configuredOrigin,
-  stackBudgetFailures,
+  stackSettingFailures,
   useStackConfig,
 } from "../config.js";
 import { type ConnectionChange, connectionChange } from "../connection/change.js";
@@ -62,12 +62,12 @@ export abstract class TenantProviderBase {
   }
 
   /**
-   * The inputs' failures, and those of the stack config's pacing settings (which a preview
-   * judges: {@link stackBudgetFailures}).
+   * The inputs' failures, and those of the stack config's pacing and credential settings (which
+   * a preview judges: {@link stackSettingFailures}).
    */
   check(_olds: unknown, news: Props): Promise<pulumi.dynamic.CheckResult> {
     const checked = checkInputs(this.kind, news);
-    const config = stackBudgetFailures();
+    const config = stackSettingFailures();
     if (config.length === 0) return Promise.resolve(checked);
     return Promise.resolve({ ...checked, failures: [...checked.failures, ...config] });
   }

@@ -21,7 +21,7 @@ import {
 import { tenantConfig } from "./stack-config.js";
 
 export type { ConfigValues } from "./pulumi.js";
-export { tenantConfig, tenantExampleConfig } from "./stack-config.js";
+export { credentialTexts, tenantConfig, tenantExampleConfig } from "./stack-config.js";
 
 /** The folder of an example program. */
 export const example = (name: string): string => resolve(__dirname, "..", "..", "examples", name);

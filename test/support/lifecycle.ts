@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { expect } from "vitest";
 import { DEFAULT_SEED_IDS } from "../../provider/local-tenant/seed.js";
 import { budget, type StepCounts } from "./budgets.js";
-import { type Stack, startStack, tenantExampleConfig } from "./e2e.js";
+import { credentialTexts, type Stack, startStack, tenantExampleConfig } from "./e2e.js";
 import { findNodeRuntime, type NodeLine } from "./node-runtimes.js";
 import { lockedPulumiVersion } from "./pulumi-cli.js";
 import { type TypeScriptWay, tenantProgram } from "./tenant-program.js";
@@ -65,10 +65,14 @@ export async function expectTenantLifecycle(
   expect(state).not.toBe("");
   for (const [what, text] of [
     ["the state", state],
+    ["the outputs", JSON.stringify(outputs)],
     ["the output of up", up.output],
     ["the output of the gate", gate.output],
+    ["the output of the repair", repair.output],
   ] as const) {
-    expect(text, `${what} holds the client secret`).not.toContain(s.api.clientSecret);
+    for (const secret of credentialTexts(s.api)) {
+      expect(text, `${what} holds a credential`).not.toContain(secret);
+    }
     // A prior value is a secret output: the portal's old description must not be readable.
     expect(text, `${what} holds a prior value`).not.toContain("Server-rendered customer portal");
   }

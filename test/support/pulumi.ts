@@ -204,10 +204,14 @@ export class PulumiProject {
   }
 
   /**
-   * Makes the stack's config exactly `values`: keys not in it are removed, changed ones set (secrets
-   * encrypted by the CLI with the stack's passphrase). Calls the CLI only for what differs.
+   * Makes the stack's config exactly `values`: keys not in it (or given as undefined, to take a
+   * stack's key out for one run) are removed, changed ones set (secrets encrypted by the CLI with
+   * the stack's passphrase). Calls the CLI only for what differs.
    */
-  async setConfig(values: ConfigValues): Promise<void> {
+  async setConfig(given: ConfigValues): Promise<void> {
+    const values: ConfigValues = Object.fromEntries(
+      Object.entries(given).filter(([, value]) => value !== undefined),
+    );
     const gone = Object.keys(this.config).filter((key) => values[key] === undefined);
     const changed = Object.entries(values).filter(([key, v]) => {
       const old = this.config[key];

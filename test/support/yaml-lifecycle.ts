@@ -7,7 +7,7 @@
 import { expect } from "vitest";
 import type { TenantApi } from "../../provider/local-tenant/index.js";
 import { DEFAULT_SEED_IDS } from "../../provider/local-tenant/seed.js";
-import type { ConfigValues, Stack } from "./e2e.js";
+import { type ConfigValues, credentialTexts, type Stack } from "./e2e.js";
 import { type ExportedState, isSecretValue } from "./pulumi.js";
 
 /** The portal client the program manages in both tenants. */
@@ -29,9 +29,9 @@ export function yamlConfig(staging: TenantApi): ConfigValues {
   };
 }
 
-/** Every secret the two tenants' credentials hold. */
+/** Every secret the two tenants' credentials hold (a private key's PEM body and DER too). */
 function secretsOf(...apis: TenantApi[]): string[] {
-  return apis.flatMap((api) => [api.clientSecret, api.readOnly.clientSecret]);
+  return apis.flatMap((api) => [...credentialTexts(api), api.readOnly.clientSecret]);
 }
 
 /**
@@ -90,8 +90,10 @@ export async function expectYamlLifecycle(
   ) as ExportedState;
   const partner = exported.deployment.resources?.find((r) => r.urn.endsWith("::partner"));
   expect(isSecretValue(partner?.outputs?.prior), "what delete restores is secret").toBe(true);
+  const exportedText = JSON.stringify(exported);
   for (const secret of secretsOf(stack.api, staging)) {
     expect(state).not.toContain(secret);
+    expect(exportedText).not.toContain(secret);
     for (const run of [up, gate, repair]) expect(run.output).not.toContain(secret);
   }
 

@@ -1,0 +1,224 @@
+/**
+ * Clients that log in by private key JWT (RFC 7523), as the platform keeps and checks them: the
+ * public keys registered on a client (its `credentials`, as the platform's client credentials API
+ * takes them), the ones `client_authentication_methods.private_key_jwt.credentials` names, and the
+ * token endpoint's check of a client assertion against them (docs/local-tenant.md, "Private key
+ * JWT"). Verified with `jose`, like the tenant's own access tokens (`auth.ts`).
+ *
+ * @module
+ */
+
+import { createPublicKey, generateKeyPairSync } from "node:crypto";
+import { CLIENT_ASSERTION_ALGS, isClientAssertionAlg } from "../api/client-assertion.js";
+import { isPlainObject } from "../json.js";
+import { loadJose } from "./auth.js";
+import type { WireClient } from "./clients.js";
+import { OAuthError } from "./errors.js";
+
+/**
+ * The stored client's field that holds its registered keys. The platform keeps them apart from
+ * the client (its credentials API), so no client read answers this field.
+ */
+export const CREDENTIALS_FIELD = "credentials";
+
+/** A public key registered on a client. */
+export interface ClientKey {
+  /** Its id, which `client_authentication_methods` names. */
+  id: string;
+  credential_type: "public_key";
+  /** The public key, PEM (SPKI or an X.509 certificate). */
+  pem: string;
+  /** The one algorithm assertions verified by it may use. */
+  alg: string;
+  name?: string;
+}
+
+/** Seconds of clock difference allowed on `iat` and `exp`, as the platform allows a caller. */
+const ASSERTION_SKEW_SECONDS = 30;
+
+/** How a seed client's keys read: the keys, or the problems at their JSON paths. */
+export function seedClientKeys(
+  value: unknown,
+  where: string,
+): { keys: ClientKey[]; problems: string[] } {
+  if (value === undefined) return { keys: [], problems: [] };
+  if (!Array.isArray(value)) return { keys: [], problems: [`${where}: must be an array`] };
+  const keys: ClientKey[] = [];
+  const problems: string[] = [];
+  value.forEach((item: unknown, index) => {
+    const at = `${where}[${index}]`;
+    if (!isPlainObject(item)) {
+      problems.push(`${at}: must be an object`);
+      return;
+    }
+    if (item.credential_type !== "public_key") {
+      problems.push(`${at}.credential_type: must be "public_key"`);
+      return;
+    }
+    if (typeof item.alg !== "string" || !isClientAssertionAlg(item.alg)) {
+      problems.push(`${at}.alg: must be one of ${CLIENT_ASSERTION_ALGS.join(", ")}`);
+      return;
+    }
+    try {
+      if (typeof item.pem !== "string") throw new Error("not a string");
+      const key = createPublicKey(item.pem);
+      if (key.asymmetricKeyType !== "rsa") throw new Error("not RSA");
+    } catch {
+      problems.push(`${at}.pem: must be an RSA public key or certificate, PEM`);
+      return;
+    }
+    const id = typeof item.id === "string" && item.id !== "" ? item.id : `cred_${index}`;
+    keys.push({
+      id,
+      credential_type: "public_key",
+      pem: item.pem,
+      alg: item.alg,
+      ...(typeof item.name === "string" ? { name: item.name } : {}),
+    });
+  });
+  return { keys, problems };
+}
+
+/** The ids that `client_authentication_methods.private_key_jwt.credentials` names. */
+export function privateKeyJwtCredentialIds(client: WireClient): string[] {
+  const methods = client.client_authentication_methods;
+  if (!isPlainObject(methods) || !isPlainObject(methods.private_key_jwt)) return [];
+  const list = methods.private_key_jwt.credentials;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((item: unknown) =>
+    isPlainObject(item) && typeof item.id === "string" ? [item.id] : [],
+  );
+}
+
+/** The keys of `client` that `client_authentication_methods.private_key_jwt` names. */
+export function privateKeyJwtKeys(client: WireClient): ClientKey[] {
+  const ids = privateKeyJwtCredentialIds(client);
+  const keys = Array.isArray(client[CREDENTIALS_FIELD])
+    ? (client[CREDENTIALS_FIELD] as ClientKey[])
+    : [];
+  return keys.filter((key) => ids.includes(key.id));
+}
+
+/**
+ * A key pair for a client that logs in by private key JWT: the private key (PKCS #8 PEM), for
+ * the test to configure, and the credential to register on the client.
+ */
+export function newClientKeyPair(alg: string): { privateKeyPem: string; key: ClientKey } {
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  return {
+    privateKeyPem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+    key: {
+      id: "cred_deployment",
+      credential_type: "public_key",
+      name: "pulumi-tenant deployment",
+      pem: publicKey.export({ type: "spki", format: "pem" }).toString(),
+      alg,
+    },
+  };
+}
+
+/** The `jti`s of assertions accepted and not yet expired: each is accepted once. */
+export class AssertionReplayGuard {
+  private readonly seen = new Map<string, number>();
+
+  /** Records `jti` of `clientId`, valid until `exp` (seconds); false when it was seen before. */
+  accept(clientId: string, jti: string, exp: number, nowSeconds: number): boolean {
+    for (const [key, until] of this.seen) {
+      if (until + ASSERTION_SKEW_SECONDS < nowSeconds) this.seen.delete(key);
+    }
+    const key = `${clientId} ${jti}`;
+    if (this.seen.has(key)) return false;
+    this.seen.set(key, exp);
+    return true;
+  }
+}
+
+function refused(description: string): OAuthError {
+  return new OAuthError(401, "invalid_client", description);
+}
+
+/** What {@link verifyClientAssertion} needs besides the assertion. */
+export interface AssertionCheck {
+  /** The client the assertion must be of (its keys, its id). */
+  readonly client: WireClient;
+  /** The one `aud` accepted: the tenant, `${domain}/`. */
+  readonly audience: string;
+  readonly nowMs: number;
+  readonly replays: AssertionReplayGuard;
+}
+
+/**
+ * Verifies a client assertion as the platform does: signed by one of the keys the client's
+ * `private_key_jwt` names, with that key's algorithm; `iss` and `sub` the client id; `aud` the
+ * tenant; `exp` and `iat` present and within {@link ASSERTION_SKEW_SECONDS}; a `jti` not seen
+ * before.
+ *
+ * @throws {OAuthError} `invalid_client` (401) with a description of what is wrong.
+ */
+export async function verifyClientAssertion(
+  assertion: string,
+  check: AssertionCheck,
+): Promise<void> {
+  const jose = await loadJose();
+  const clientId = check.client.client_id;
+  let alg: unknown;
+  try {
+    alg = jose.decodeProtectedHeader(assertion).alg;
+  } catch {
+    throw refused("client_assertion is not a well-formed JWT");
+  }
+  if (typeof alg !== "string" || !isClientAssertionAlg(alg)) {
+    throw refused(
+      `Algorithm ${String(alg)} is not allowed for client assertions; use one of ${CLIENT_ASSERTION_ALGS.join(", ")}`,
+    );
+  }
+  const keys = privateKeyJwtKeys(check.client);
+  const fitting = keys.filter((key) => key.alg === alg);
+  if (fitting.length === 0) {
+    throw refused(`Algorithm ${alg} does not match the algorithm of the client's credentials`);
+  }
+  let payload: Record<string, unknown> | undefined;
+  for (const key of fitting) {
+    try {
+      ({ payload } = await jose.jwtVerify(assertion, createPublicKey(key.pem), {
+        algorithms: [alg],
+        clockTolerance: ASSERTION_SKEW_SECONDS,
+        currentDate: new Date(check.nowMs),
+        requiredClaims: ["iss", "sub", "aud", "exp", "iat", "jti"],
+      }));
+      break;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === "ERR_JWT_EXPIRED") throw refused("client_assertion has expired");
+      if (code === "ERR_JWT_CLAIM_VALIDATION_FAILED") {
+        throw refused(
+          `client_assertion is missing or has an invalid claim: ${(error as { claim?: unknown }).claim}`,
+        );
+      }
+      if (code !== "ERR_JWS_SIGNATURE_VERIFICATION_FAILED") {
+        throw refused("client_assertion is not a well-formed JWT");
+      }
+    }
+  }
+  if (payload === undefined) {
+    throw refused("Invalid client_assertion signature: no credential of the client verifies it");
+  }
+  if (payload.iss !== clientId || payload.sub !== clientId) {
+    throw refused("client_assertion iss and sub must be the client_id");
+  }
+  const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+  if (!audiences.includes(check.audience)) {
+    throw refused(`client_assertion aud must be ${check.audience}`);
+  }
+  const nowSeconds = Math.floor(check.nowMs / 1000);
+  if (typeof payload.iat === "number" && payload.iat > nowSeconds + ASSERTION_SKEW_SECONDS) {
+    throw refused("client_assertion iat is in the future");
+  }
+  const exp = typeof payload.exp === "number" ? payload.exp : 0;
+  if (
+    typeof payload.jti !== "string" ||
+    !check.replays.accept(clientId, payload.jti, exp, nowSeconds)
+  ) {
+    throw refused("client_assertion jti has already been used");
+  }
+}
