@@ -40,6 +40,8 @@ var tenantSettings = []struct {
 	{"TENANT_CLIENT_ID", "tenant:clientId", false},
 	{"TENANT_CLIENT_SECRET", "tenant:clientSecret", true},
 	{"TENANT_API_TOKEN", "tenant:apiToken", true},
+	{"TENANT_CLIENT_ASSERTION_PRIVATE_KEY", "tenant:clientAssertionPrivateKey", true},
+	{"TENANT_CLIENT_ASSERTION_SIGNING_ALG", "tenant:clientAssertionSigningAlg", false},
 	{"TENANT_AUDIENCE", "tenant:audience", false},
 }
 

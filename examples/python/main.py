@@ -14,7 +14,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any, Optional
 
 from pulumi import automation as auto
@@ -34,6 +34,8 @@ TENANT_SETTINGS: Sequence[tuple[str, str, bool]] = (
     ("TENANT_CLIENT_ID", "tenant:clientId", False),
     ("TENANT_CLIENT_SECRET", "tenant:clientSecret", True),
     ("TENANT_API_TOKEN", "tenant:apiToken", True),
+    ("TENANT_CLIENT_ASSERTION_PRIVATE_KEY", "tenant:clientAssertionPrivateKey", True),
+    ("TENANT_CLIENT_ASSERTION_SIGNING_ALG", "tenant:clientAssertionSigningAlg", False),
     ("TENANT_AUDIENCE", "tenant:audience", False),
 )
 
@@ -51,13 +53,16 @@ class SettingError(Exception):
     """A setting the run needs is missing from the environment."""
 
 
-def config_from_env(env: Mapping[str, str]) -> dict[str, auto.ConfigValue]:
+def config_from_env(env: MutableMapping[str, str]) -> dict[str, auto.ConfigValue]:
     """The stack config from the environment: the tenant's settings that are set, and every one
-    of the program's, which it requires."""
+    of the program's, which it requires. The tenant's settings leave the environment, so the CLI
+    and the plugin, which this process starts, get them from the stack config alone (the secrets
+    encrypted there)."""
     config: dict[str, auto.ConfigValue] = {}
     for name, key, secret in TENANT_SETTINGS:
-        if env.get(name):
-            config[key] = auto.ConfigValue(value=env[name], secret=secret)
+        value = env.pop(name, "")
+        if value:
+            config[key] = auto.ConfigValue(value=value, secret=secret)
     if "tenant:domain" not in config:
         raise SettingError("TENANT_DOMAIN is not set: it names the tenant to manage")
     for name, key in PROGRAM_SETTINGS:
