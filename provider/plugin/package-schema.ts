@@ -40,6 +40,8 @@ export const PYTHON_PACKAGE_NAME = "pulumi_tenant";
  * The oldest release of Pulumi's Python SDK the Python SDK is tested with, and so the floor of its
  * dependency on it: the release test/python/requirements.txt pins (a test holds the two together).
  * Pulumi's code generator sets a lower floor of its own (3.231), which nothing here runs.
+ *
+ * @internal
  */
 export const PULUMI_PYTHON_SDK_FLOOR = "3.259.0";
 

@@ -29,7 +29,11 @@ export const REPOSITORY_ROOT = repositoryRoot();
 /** Our SDK generator on Pulumi's code generators (test/sdk-gen), as `npm ci` builds it. */
 export const SDK_GENERATOR = join(REPOSITORY_ROOT, ".pulumi-cli", "sdk-gen", "sdk-gen");
 
-/** The Python environment `npm ci` makes from test/python/requirements.txt (git-ignored). */
+/**
+ * The Python environment `npm ci` makes from test/python/requirements.txt (git-ignored).
+ *
+ * @internal
+ */
 export const PYTHON_ENV_DIR = join(REPOSITORY_ROOT, ".pulumi-cli", "python");
 
 /** The interpreter of the virtual environment of the Python environment in `dir`. */
