@@ -20,6 +20,13 @@ import { ConsoleMonitor, type IntervalTimer } from "./console/monitor.js";
 import { CONSOLE_PATH } from "./console/routes.js";
 import type { ServerContext, TenantApiRequest } from "./context.js";
 import { createRandom, FaultInjector, type FaultOptions, type ResolvedFaults } from "./faults.js";
+import {
+  type NetworkDelay,
+  type NetworkDelayOptions,
+  type NetworkDelayRelay,
+  networkDelayOf,
+  startNetworkDelayRelay,
+} from "./network-delay.js";
 import { type RateLimitOptions, TokenBucket } from "./rate-limit.js";
 import { type LoadedSeed, loadSeed, type TenantSeed } from "./seed.js";
 import { RequestStats, type TenantApiStats } from "./stats.js";
@@ -46,6 +53,14 @@ export interface TenantApiOptions {
    * bucket, `burst` at a time (docs/local-tenant.md, "Background load"); default none.
    */
   backgroundLoad?: BackgroundLoadOptions | null | undefined;
+  /**
+   * A tenant a network away: every request is held `minMs` to `maxMs` (one draw per chunk) on its
+   * way in and every answer as long on its way out, by a relay in front of the server, so that an
+   * answer's rate-limit headers are a round trip old when read; the background load's requests
+   * come in through the same delay (docs/local-tenant.md, "A tenant a network away"). Loopback
+   * only. Default none.
+   */
+  networkDelay?: NetworkDelayOptions | null | undefined;
   /** Faults to inject, as an object or in the CLI syntax (`error=0.2,drop=0.05,latency=0-300`). */
   faults?: FaultOptions | string | undefined;
   /** Lifetime of issued tokens in seconds; default 86400. */
@@ -182,7 +197,7 @@ function urlHost(host: string): string {
  */
 export async function createServerContext(
   options: TenantApiOptions = {},
-): Promise<{ context: ServerContext; seed: LoadedSeed }> {
+): Promise<{ context: ServerContext; seed: LoadedSeed; network: NetworkDelay | undefined }> {
   const clock = options.clock ?? Date.now;
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 86400;
   if (!Number.isInteger(tokenTtlSeconds) || tokenTtlSeconds < 1) {
@@ -193,8 +208,15 @@ export async function createServerContext(
   const seed = loadSeed(options.seed, { extraClients: options.extraClients });
   const bucket = new TokenBucket(clock, options.rateLimit ?? null);
   const stats = new RequestStats();
+  const network = networkDelayOf(options.networkDelay, options.random);
   const background = new BackgroundLoad(
-    { bucket, stats, clock, timer: options.backgroundTimer },
+    {
+      bucket,
+      stats,
+      clock,
+      timer: options.backgroundTimer,
+      delay: network?.draw,
+    },
     options.backgroundLoad ?? null,
   );
   const store = new TenantStore(seed.state);
@@ -216,26 +238,40 @@ export async function createServerContext(
     onRequest: options.onRequest,
     onAnswer: options.onAnswer,
   };
-  return { context, seed };
+  return { context, seed, network };
 }
 
 /** Starts the local tenant API. */
 export async function startTenantApi(options: TenantApiOptions = {}): Promise<TenantApi> {
-  const { context, seed } = await createServerContext(options);
+  const { context, seed, network } = await createServerContext(options);
   const { store } = context;
   const tls: TlsMaterial | undefined =
     options.tls === true ? await generateTlsMaterial() : undefined;
   const host = options.host ?? (tls === undefined ? "127.0.0.1" : "localhost");
   const serverTls = tls === undefined ? undefined : { key: tls.key, cert: tls.cert };
-
+  // With a delay, the server listens on a free loopback port behind the relay, which takes the
+  // address and port asked for.
+  const appHost = network === undefined ? host : "127.0.0.1";
   let app: FastifyInstance = buildApp(context, serverTls);
+  let relay: NetworkDelayRelay | undefined;
   try {
-    await app.listen({ port: options.port ?? 0, host });
+    await app.listen({ port: network === undefined ? (options.port ?? 0) : 0, host: appHost });
+    if (network !== undefined) {
+      const appPort = (app.server.address() as AddressInfo).port;
+      relay = await startNetworkDelayRelay({
+        host,
+        port: options.port ?? 0,
+        target: appPort,
+        draw: network.draw,
+      });
+    }
   } catch (error) {
+    await app.close();
     await tls?.dispose();
     throw listenError(error, options.port ?? 0, host);
   }
-  const port = (app.server.address() as AddressInfo).port;
+  const appPort = (app.server.address() as AddressInfo).port;
+  const port = relay?.port ?? appPort;
   context.background.start();
   const domain = `${tls === undefined ? "http" : "https"}://${urlHost(host)}:${port}`;
   context.auth.setDomain(domain);
@@ -283,12 +319,13 @@ export async function startTenantApi(options: TenantApiOptions = {}): Promise<Te
       if (stopped !== undefined) throw new Error("the tenant API has been stopped");
       await app.close();
       app = buildApp(context, serverTls);
-      await app.listen({ port, host });
+      await app.listen({ port: appPort, host: appHost });
     },
     stop: () => {
       stopped ??= (async () => {
         context.background.stop();
         context.monitor.close();
+        await relay?.close();
         await app.close();
         await tls?.dispose();
       })();
