@@ -4,6 +4,7 @@ import {
   DEFAULT_PACING_BUDGET,
   decideStart,
   describeHolds,
+  mainCause,
   nextWindow,
   othersRate,
   type PacingBudget,
@@ -13,7 +14,7 @@ import {
   resynchronised,
   TAKE_EVERYTHING,
 } from "../provider/api/pacing.js";
-import { initialPacingState, mainCause, paceStep } from "../provider/api/pacing-step.js";
+import { initialPacingState, paceStep } from "../provider/api/pacing-step.js";
 
 /**
  * A limiter's picture: a bucket of 20 at 10/s, one request in flight of a window of 4, and the

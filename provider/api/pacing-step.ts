@@ -15,7 +15,10 @@ import {
   decideStart,
   describeHolds,
   type HeldBy,
+  type HoldSpan,
+  heldFrom,
   LONG_WAIT_MS,
+  mainCause,
   nextWindow,
   OTHERS_SPAN_MS,
   othersRate,
@@ -34,12 +37,6 @@ export interface Ticket {
   readonly sentAt: number;
   /** 1 for the first request the limiter let out, 2 for the next, ... */
   readonly seq: number;
-}
-
-/** Since `from`, what held the head of the queue (until the next span). */
-interface HoldSpan {
-  readonly from: number;
-  readonly heldBy: HeldBy;
 }
 
 /** Long waits not reported yet: how many, the longest, and what held that one. */
@@ -296,39 +293,6 @@ function released(
     if (noted.line !== undefined) report.push(noted.line);
   }
   return { state: { ...s, holds: [] }, actions: { send, wakeAt: undefined, report } };
-}
-
-/**
- * The spans of what held the queue, with `heldBy` holding it from `at`, and nothing before
- * `since` (when the oldest waiter queued) but the span that covers it.
- */
-function heldFrom(
-  holds: readonly HoldSpan[],
-  at: number,
-  heldBy: HeldBy,
-  since: number,
-): HoldSpan[] {
-  const kept = holds.filter((_, i) => (holds[i + 1]?.from ?? at) > since);
-  const last = kept.at(-1);
-  return last?.heldBy === heldBy ? kept : [...kept, { from: at, heldBy }];
-}
-
-/** What held a request that queued at `queuedAt` and went at `at` for the longest share of it. */
-export function mainCause(
-  holds: readonly { readonly from: number; readonly heldBy: HeldBy }[],
-  queuedAt: number,
-  at: number,
-): HeldBy | undefined {
-  const spent = new Map<HeldBy, number>();
-  holds.forEach((span, i) => {
-    const from = Math.max(span.from, queuedAt);
-    const to = Math.min(holds[i + 1]?.from ?? at, at);
-    if (to > from) spent.set(span.heldBy, (spent.get(span.heldBy) ?? 0) + to - from);
-  });
-  let best: HeldBy | undefined;
-  for (const [heldBy, ms] of spent)
-    if (best === undefined || ms > (spent.get(best) ?? 0)) best = heldBy;
-  return best;
 }
 
 /** Counts a long wait and reports the waits so far at most once a {@link REPORT_INTERVAL_MS}. */

@@ -150,7 +150,9 @@ export function decideStart(view: BucketView, budget: PacingBudget, now: number)
  * The window of requests in flight after an answer: one more when the answer left at least the
  * reserve (so it doubles every round trip while the bucket has room), half when it fell below
  * the reserve or was a 429 (another caller took more than this run counted on). Without a reserve
- * the window is unlimited, as the provider paced before the reserve existed.
+ * the window is unlimited, as the provider paced before the reserve existed. (Growing by one a
+ * round trip once an answer fell, as TCP does, was tried for fairness among runs and gave mixed
+ * figures: docs/decisions.md, "Sharing the rate limit".)
  */
 export function nextWindow(
   window: number,
@@ -238,6 +240,45 @@ export const LONG_WAIT_MS = 5000;
 
 /** At most one report of long waits per this many ms: a sentence per stretch, not per request. */
 export const REPORT_INTERVAL_MS = 30_000;
+
+/** Since `from`, what held the head of the queue (until the next span). */
+export interface HoldSpan {
+  readonly from: number;
+  readonly heldBy: HeldBy;
+}
+
+/**
+ * The spans of what held the queue, with `heldBy` holding it from `at`, and nothing before
+ * `since` (when the oldest waiter queued) but the span that covers it.
+ */
+export function heldFrom(
+  holds: readonly HoldSpan[],
+  at: number,
+  heldBy: HeldBy,
+  since: number,
+): HoldSpan[] {
+  const kept = holds.filter((_, i) => (holds[i + 1]?.from ?? at) > since);
+  const last = kept.at(-1);
+  return last?.heldBy === heldBy ? kept : [...kept, { from: at, heldBy }];
+}
+
+/** What held a request that queued at `queuedAt` and went at `at` for the longest share of it. */
+export function mainCause(
+  holds: readonly { readonly from: number; readonly heldBy: HeldBy }[],
+  queuedAt: number,
+  at: number,
+): HeldBy | undefined {
+  const spent = new Map<HeldBy, number>();
+  holds.forEach((span, i) => {
+    const from = Math.max(span.from, queuedAt);
+    const to = Math.min(holds[i + 1]?.from ?? at, at);
+    if (to > from) spent.set(span.heldBy, (spent.get(span.heldBy) ?? 0) + to - from);
+  });
+  let best: HeldBy | undefined;
+  for (const [heldBy, ms] of spent)
+    if (best === undefined || ms > (spent.get(best) ?? 0)) best = heldBy;
+  return best;
+}
 
 /** Long waits since the last report, as {@link describeHolds} words them. */
 export interface Holds {
