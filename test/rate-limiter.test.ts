@@ -350,6 +350,16 @@ describe("TenantRateLimiter with a reserve", () => {
   const floor = (total: number, shared: SharedTenant = tenant): number =>
     (total - shared.burst) / (shared.rate - shared.background);
 
+  it("does not throttle a tenant whose answers carry no rate-limit headers, whatever the reserve", async () => {
+    // A proxy that strips the headers, or a tenant region without them: no figures, no reserve,
+    // no window, as before the reserve existed.
+    const limiter = new TenantRateLimiter();
+    const ticket = await limiter.acquire();
+    limiter.release({}, 200, ticket);
+    const many = Array.from({ length: 100 }, () => limiter.acquire());
+    expect(await settled(Promise.all(many))).toBe(true);
+  });
+
   it("keeps a quarter of the bucket by default", () => {
     expect(new TenantRateLimiter().state().budget).toEqual(DEFAULT_PACING_BUDGET);
     expect(DEFAULT_PACING_BUDGET.reserveShare).toBe(0.25);

@@ -226,7 +226,10 @@ function answered(
   const window =
     headers === undefined
       ? state.window
-      : nextWindow(state.window, { status, remaining }, limit, state.budget, reserve);
+      : Number.isFinite(limit ?? 0)
+        ? nextWindow(state.window, { status, remaining }, limit, state.budget, reserve)
+        : // A tenant that gives no figures: nothing for the window to read, so it does not throttle.
+          Number.POSITIVE_INFINITY;
   if (status === 429) tokens = Math.min(tokens, -inFlight.length);
   return { ...fresh, limit, rate, others, tokens, window, lastRemaining, anchors };
 }
