@@ -21,6 +21,7 @@ import { CommandUsageError } from "./errors.js";
 import type { BackgroundLoadOptions } from "./local-tenant/background-load.js";
 import type { WireClient } from "./local-tenant/clients.js";
 import type { FaultOptions } from "./local-tenant/faults.js";
+import type { NetworkDelayOptions } from "./local-tenant/network-delay.js";
 import { requireServerPeers } from "./local-tenant/peers.js";
 import type { RateLimitOptions } from "./local-tenant/rate-limit.js";
 import { SEED_FORMAT_VERSION, type TenantSeed } from "./local-tenant/seed.js";
@@ -36,6 +37,7 @@ export {
 export type { BackgroundLoadOptions } from "./local-tenant/background-load.js";
 export type { WireClient } from "./local-tenant/clients.js";
 export type { FaultOptions } from "./local-tenant/faults.js";
+export type { NetworkDelayOptions } from "./local-tenant/network-delay.js";
 export type { RateLimitOptions } from "./local-tenant/rate-limit.js";
 export type { SeedClient, TenantSeed } from "./local-tenant/seed.js";
 export type { BackgroundStats } from "./local-tenant/stats.js";
@@ -57,6 +59,13 @@ export interface LocalTenantOptions {
    * "Background load").
    */
   backgroundLoad?: BackgroundLoadOptions | undefined;
+  /**
+   * A tenant a network away: `{ minMs, maxMs }`, every request and every answer held that long
+   * each way (one draw per chunk), so that a round trip and the age of the rate-limit headers are
+   * what a pipeline sees of a tenant in another region; the background load comes through it too.
+   * Default none, loopback (docs/local-tenant.md, "A tenant a network away").
+   */
+  networkDelay?: NetworkDelayOptions | undefined;
   /**
    * Faults to inject: `{ error, drop, latency: { min, max } }` or `"error=0.2,drop=0.05,latency=0-300"`
    * (shares from 0 to 1, milliseconds); default none.
@@ -86,6 +95,7 @@ const OPTION_NAMES: readonly (keyof LocalTenantOptions)[] = [
   "seed",
   "rateLimit",
   "backgroundLoad",
+  "networkDelay",
   "faults",
   "tokenTtlSeconds",
   "privateKeyJwt",
@@ -175,6 +185,14 @@ export interface LocalTenant extends AsyncDisposable {
    */
   background(): BackgroundStats;
   /**
+   * The lowest level the rate limit's bucket reached since start (or the last `reset()`), in
+   * tokens with fractions, just after any request took one, the background's included; null
+   * without a rate limit or before a request. With the default reserve of a quarter of the bucket,
+   * a run beside production should keep it near that quarter: `expect(tenant.bucketLowest()).
+   * toBeGreaterThanOrEqual(3)` for a bucket of 20.
+   */
+  bucketLowest(): number | null;
+  /**
    * Puts the tenant back to its seed (same ids and secrets), the call counters (the background's
    * included) to zero, and the background load's schedule back to its start. The rate limit's
    * bucket is left as it is.
@@ -213,6 +231,7 @@ function checkedOptions(options: LocalTenantOptions): TenantApiOptions {
     seed: options.seed,
     rateLimit: options.rateLimit ?? null,
     backgroundLoad: options.backgroundLoad ?? null,
+    networkDelay: options.networkDelay ?? null,
     faults: options.faults,
     tokenTtlSeconds: options.tokenTtlSeconds,
     privateKeyJwt: options.privateKeyJwt,
@@ -280,6 +299,7 @@ export async function startLocalTenant(options: LocalTenantOptions = {}): Promis
       return { total: stats.total, reads, writes, tokens: stats.token, byStatus: stats.byStatus };
     },
     background: () => api.stats().background,
+    bucketLowest: () => api.stats().bucketLowest,
     reset: () => {
       store.reset();
       api.resetStats();

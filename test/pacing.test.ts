@@ -4,21 +4,33 @@ import {
   DEFAULT_PACING_BUDGET,
   decideStart,
   describeHolds,
+  mainCause,
   nextWindow,
   othersRate,
+  type PacingBudget,
   politest,
   refillRate,
   reserveTokens,
   resynchronised,
   TAKE_EVERYTHING,
 } from "../provider/api/pacing.js";
+import { initialPacingState, paceStep } from "../provider/api/pacing-step.js";
 
-/** A limiter's picture: a bucket of 20 at 10/s, one request in flight of a window of 4. */
-function view(overrides: Partial<BucketView> = {}): BucketView {
+/**
+ * A limiter's picture: a bucket of 20 at 10/s, one request in flight of a window of 4, and the
+ * reserve `budget` keeps of the bucket.
+ */
+function view(
+  overrides: Partial<BucketView> = {},
+  budget: PacingBudget = DEFAULT_PACING_BUDGET,
+): BucketView {
+  const limit = "limit" in overrides ? overrides.limit : 20;
   return {
-    limit: 20,
+    limit,
+    reserve: reserveTokens(limit, budget),
     tokens: 10,
     refillRate: 10,
+    room: 19,
     inFlight: 1,
     window: 4,
     lastStartAt: undefined,
@@ -58,7 +70,7 @@ describe("decideStart", () => {
   });
 
   it("says the bucket holds a request when the tenant has no token at all", () => {
-    expect(decideStart(view({ tokens: 0 }), TAKE_EVERYTHING, 0)).toEqual({
+    expect(decideStart(view({ tokens: 0 }, TAKE_EVERYTHING), TAKE_EVERYTHING, 0)).toEqual({
       go: false,
       waitMs: 100,
       heldBy: "bucket",
@@ -67,16 +79,24 @@ describe("decideStart", () => {
 
   it("spaces this run's requests by the ceiling", () => {
     const budget = { reserveShare: 0, maxRequestsPerSecond: 4 };
-    expect(decideStart(view({ lastStartAt: 1000 }), budget, 1100)).toEqual({
+    expect(decideStart(view({ lastStartAt: 1000 }, budget), budget, 1100)).toEqual({
       go: false,
       waitMs: 150,
       heldBy: "ceiling",
     });
-    expect(decideStart(view({ lastStartAt: 1000 }), budget, 1250)).toEqual({ go: true });
+    expect(decideStart(view({ lastStartAt: 1000 }, budget), budget, 1250)).toEqual({ go: true });
   });
 
   it("waits for an answer, with no timer, when the window is full", () => {
     expect(decideStart(view({ inFlight: 4 }), DEFAULT_PACING_BUDGET, 0)).toEqual({
+      go: false,
+      waitMs: Number.POSITIVE_INFINITY,
+      heldBy: "window",
+    });
+  });
+
+  it("waits for an answer, not for a refill that cannot come, while its requests in flight leave no room for the reserve", () => {
+    expect(decideStart(view({ tokens: 0, room: 5 }), DEFAULT_PACING_BUDGET, 0)).toEqual({
       go: false,
       waitMs: Number.POSITIVE_INFINITY,
       heldBy: "window",
@@ -94,23 +114,23 @@ describe("nextWindow", () => {
   const answer = (remaining: number, status = 200) => ({ status, remaining });
 
   it("grows by one with every answer that left the reserve", () => {
-    expect(nextWindow(3, answer(5), 20, DEFAULT_PACING_BUDGET)).toBe(4);
+    expect(nextWindow(3, answer(5), 20, DEFAULT_PACING_BUDGET, 5)).toBe(4);
   });
 
   it("halves when an answer fell below the reserve", () => {
-    expect(nextWindow(8, answer(4), 20, DEFAULT_PACING_BUDGET)).toBe(4);
+    expect(nextWindow(8, answer(4), 20, DEFAULT_PACING_BUDGET, 5)).toBe(4);
   });
 
   it("halves on a 429, down to one request at the least", () => {
-    expect(nextWindow(1, answer(0, 429), 20, DEFAULT_PACING_BUDGET)).toBe(1);
+    expect(nextWindow(1, answer(0, 429), 20, DEFAULT_PACING_BUDGET, 5)).toBe(1);
   });
 
   it("never exceeds the bucket's size", () => {
-    expect(nextWindow(20, answer(19), 20, DEFAULT_PACING_BUDGET)).toBe(20);
+    expect(nextWindow(20, answer(19), 20, DEFAULT_PACING_BUDGET, 5)).toBe(20);
   });
 
   it("is unlimited for a run that takes everything", () => {
-    expect(nextWindow(3, answer(0, 429), 20, TAKE_EVERYTHING)).toBe(Number.POSITIVE_INFINITY);
+    expect(nextWindow(3, answer(0, 429), 20, TAKE_EVERYTHING, 0)).toBe(Number.POSITIVE_INFINITY);
   });
 });
 
@@ -203,6 +223,7 @@ describe("describeHolds", () => {
     longestMs: 7240,
     remaining: 4,
     limit: 20,
+    window: 6,
   };
 
   it("says how long the reserve held requests and what the tenant had left", () => {
@@ -224,5 +245,106 @@ describe("describeHolds", () => {
       "pulumi-tenant: 12 requests to https://acme.example waited up to 7.2 s under this run's " +
         "ceiling of 2 requests/s (maxRequestsPerSecond); the tenant had 4 of its 20 tokens left",
     );
+  });
+
+  it("names the window of unanswered requests when answers were slow to come, not the reserve", () => {
+    expect(describeHolds({ ...holds, heldBy: "window", budget: DEFAULT_PACING_BUDGET })).toBe(
+      "pulumi-tenant: 12 requests to https://acme.example waited up to 7.2 s for the answers to " +
+        "the 6 requests already out (the tenant is slow to answer; the run sends more as answers " +
+        "come back); the tenant had 4 of its 20 tokens left",
+    );
+  });
+
+  it("names the tenant's empty bucket when a 429 emptied it", () => {
+    expect(describeHolds({ ...holds, heldBy: "bucket", budget: DEFAULT_PACING_BUDGET })).toBe(
+      "pulumi-tenant: 12 requests to https://acme.example waited up to 7.2 s for the tenant's " +
+        "rate limit to refill (its bucket was empty: a 429, or other callers took every token); " +
+        "the tenant had 4 of its 20 tokens left",
+    );
+  });
+});
+
+describe("paceStep", () => {
+  const start = (budget: PacingBudget = DEFAULT_PACING_BUDGET) =>
+    initialPacingState({
+      at: 0,
+      budget,
+      minimumRate: 2,
+      initialConcurrency: 1,
+      origin: "https://acme.example",
+    });
+  const headers = (remaining: number, at: number, resetIn = 1) => ({
+    limit: 20,
+    remaining,
+    reset: at / 1000 + resetIn,
+  });
+
+  it("lets the first request go and waits for its answer, with no timer, before the next", () => {
+    const { actions } = paceStep(start(), { kind: "queue", at: 0, waiting: [0, 0] });
+    expect(actions).toEqual({ send: [{ sentAt: 0, seq: 1 }], wakeAt: undefined, report: [] });
+  });
+
+  it("sets its timer to the moment the refill lets the next request leave the reserve", () => {
+    const first = paceStep(start(), { kind: "queue", at: 0, waiting: [0] });
+    // 14 of 21 missing, full in 1.4 s: 10 tokens a second; 6 left, all of them the reserve.
+    const { actions } = paceStep(first.state, {
+      kind: "answer",
+      at: 10,
+      waiting: [10],
+      headers: { limit: 21, remaining: 6, reset: 1.4 },
+      status: 200,
+      ticket: { sentAt: 0, seq: 1 },
+    });
+    expect(actions).toEqual({ send: [], wakeAt: 110, report: [] });
+  });
+
+  it("reports a request held back by the window of unanswered requests as waiting for answers", () => {
+    const first = paceStep(start(), { kind: "queue", at: 0, waiting: [0] });
+    const held = paceStep(first.state, { kind: "queue", at: 0, waiting: [0] });
+    const { actions } = paceStep(held.state, {
+      kind: "answer",
+      at: 6000,
+      waiting: [0],
+      headers: headers(15, 0),
+      status: 200,
+      ticket: { sentAt: 0, seq: 1 },
+    });
+    expect(actions.report).toEqual([
+      "pulumi-tenant: 1 request to https://acme.example waited up to 6.0 s for the answers to the " +
+        "2 requests already out (the tenant is slow to answer; the run sends more as answers come " +
+        "back); the tenant had 15 of its 20 tokens left",
+    ]);
+  });
+
+  it("reports at the end of the run the long waits it had not reported yet", () => {
+    // Three requests at once: the first goes, the other two wait 6 s for its answer, then both
+    // go; the second's wait is reported at once, the third's falls within 30 s of that report.
+    const first = paceStep(start(), { kind: "queue", at: 0, waiting: [0, 0, 0] });
+    const answered = paceStep(first.state, {
+      kind: "answer",
+      at: 6000,
+      waiting: [0, 0],
+      headers: headers(15, 0),
+      status: 200,
+      ticket: { sentAt: 0, seq: 1 },
+    });
+    expect(answered.actions.send).toHaveLength(2);
+    expect(answered.actions.report).toHaveLength(1);
+    const end = paceStep(answered.state, { kind: "end", at: 7000 });
+    expect(end.actions.report).toEqual([
+      "pulumi-tenant: 1 request to https://acme.example waited up to 6.0 s for the answers to the " +
+        "2 requests already out (the tenant is slow to answer; the run sends more as answers come " +
+        "back); the tenant had 15 of its 20 tokens left",
+    ]);
+  });
+
+  it("names as a wait's cause what held it for the longest share of it", () => {
+    const holds = [
+      { from: 0, heldBy: "window" as const },
+      { from: 1000, heldBy: "reserve" as const },
+      { from: 4000, heldBy: "window" as const },
+    ];
+    expect(mainCause(holds, 0, 5000)).toBe("reserve");
+    expect(mainCause(holds, 3500, 8000)).toBe("window");
   });
 });

@@ -14,11 +14,14 @@ import { TenantRateLimiter, type Ticket } from "../provider/api/rate-limiter.js"
 class ServerBucket {
   private tokens: number;
   private at = Date.now();
+  /** The lowest level the bucket reached just after a request took a token. */
+  lowest: number;
   constructor(
     private readonly rate: number,
     private readonly burst: number,
   ) {
     this.tokens = burst;
+    this.lowest = burst;
   }
   take(): { status: number; headers: RateLimitHeaders } {
     const now = Date.now();
@@ -26,6 +29,7 @@ class ServerBucket {
     this.at = now;
     const ok = this.tokens >= 1;
     if (ok) this.tokens -= 1;
+    this.lowest = Math.min(this.lowest, this.tokens);
     const reset = Math.ceil(now / 1000 + (this.burst - this.tokens) / this.rate);
     return {
       status: ok ? 200 : 429,
@@ -131,11 +135,12 @@ describe("TenantRateLimiter taking everything (a reserve of 0)", () => {
     await vi.advanceTimersByTimeAsync(1);
     const later = await limiter.acquire();
     const reset = Date.now() / 1000 + 1;
-    // The later request's answer arrives first: 2 tokens left, less the earlier request, still in
-    // flight then. The earlier one's answer, arriving after it, says 3: older news.
+    // The later request's answer arrives first: 2 tokens left, the earlier request already
+    // counted (it reached the tenant first), though its answer is still on the way. That answer,
+    // arriving after it, says 3: older news.
     limiter.release({ limit: 20, remaining: 2, reset }, 200, later);
     limiter.release({ limit: 20, remaining: 3, reset }, 200, earlier);
-    expect(limiter.state().tokens).toBeCloseTo(1, 1);
+    expect(limiter.state().tokens).toBeCloseTo(2, 1);
   });
 
   it("keeps the largest lower bound, so a rounded-up reset does not slow it down", async () => {
@@ -241,52 +246,102 @@ describe("parseRateLimitHeaders", () => {
   });
 });
 
-/** A tenant of `rate`/s with a bucket of `burst`, and a production back end reading at `background`/s. */
+/**
+ * A tenant of `rate`/s with a bucket of `burst`, and a production back end reading at
+ * `background`/s, `backgroundBurst` requests at a time (default 1, evenly spaced).
+ */
 interface SharedTenant {
   readonly rate: number;
   readonly burst: number;
   readonly background: number;
+  readonly backgroundBurst?: number;
+}
+
+/** What a shared run did: the three figures of docs/decisions.md, and each run's time. */
+interface SharedOutcome {
+  /** The runs' own 429s (they retry them). */
+  readonly ownRejected: number;
+  /** Production's 429s. */
+  readonly backgroundRejected: number;
+  /** The lowest level the bucket reached, in tokens. */
+  readonly lowest: number;
+  /** Until the last run finished, in seconds. */
+  readonly seconds: number;
+  /** Each run's time, in seconds. */
+  readonly runSeconds: readonly number[];
 }
 
 /**
  * Runs `runs` processes at once against one simulated tenant, each with its own limiter of
- * `budget` and `workers` requests in flight, `perRun` requests each, 25 ms on the wire, while
- * production reads evenly at `background`/s. Returns the 429s of each side and the wall time.
+ * `budget` and `workers` requests in flight, `perRun` requests each, while production reads at
+ * `background`/s in bursts. A request travels `oneWayMs` to the tenant, which counts it on
+ * arrival, and its answer as long back (default 25 ms the way in and none back, as on loopback
+ * with a busy server); 429s are retried as the provider does, after the limiter lets them go.
  */
 async function shareTenant(
   tenant: SharedTenant,
-  options: { runs: number; workers: number; perRun: number; budget: PacingBudget },
-): Promise<{ ownRejected: number; backgroundRejected: number; seconds: number }> {
+  options: {
+    runs: number;
+    workers: number;
+    perRun: number;
+    budget: PacingBudget;
+    oneWayMs?: number;
+  },
+): Promise<SharedOutcome> {
   const server = new ServerBucket(tenant.rate, tenant.burst);
+  const wayIn = options.oneWayMs ?? 25;
+  const wayBack = options.oneWayMs ?? 0;
+  const backgroundBurst = tenant.backgroundBurst ?? 1;
   let backgroundRejected = 0;
-  const production = setInterval(() => {
-    if (server.take().status === 429) backgroundRejected += 1;
-  }, 1000 / tenant.background);
+  const production = setInterval(
+    () => {
+      for (let n = 0; n < backgroundBurst; n += 1) {
+        if (server.take().status === 429) backgroundRejected += 1;
+      }
+    },
+    (1000 * backgroundBurst) / tenant.background,
+  );
   let ownRejected = 0;
   const started = Date.now();
-  const run = async (): Promise<void> => {
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const run = async (): Promise<number> => {
     const limiter = new TenantRateLimiter({ budget: options.budget });
-    let sent = 0;
+    let done = 0;
+    let taken = 0;
     const worker = async (): Promise<void> => {
-      while (sent < options.perRun) {
-        sent += 1;
-        const ticket = await limiter.acquire();
-        await new Promise((resolve) => setTimeout(resolve, 25));
-        const answer = server.take();
-        if (answer.status === 429) ownRejected += 1;
-        limiter.release(answer.headers, answer.status, ticket);
+      while (taken < options.perRun) {
+        taken += 1;
+        for (let attempt = 0; attempt < 50; attempt += 1) {
+          const ticket = await limiter.acquire();
+          await wait(wayIn);
+          const answer = server.take();
+          await wait(wayBack);
+          limiter.release(answer.headers, answer.status, ticket);
+          if (answer.status !== 429) break;
+          ownRejected += 1;
+        }
+        done += 1;
       }
     };
     await Promise.all(Array.from({ length: options.workers }, worker));
+    expect(done).toBe(options.perRun);
+    return (Date.now() - started) / 1000;
   };
   let finished = 0;
-  const all = Promise.all(Array.from({ length: options.runs }, run)).then(() => {
+  const all = Promise.all(Array.from({ length: options.runs }, run)).then((times) => {
     finished = Date.now();
     clearInterval(production);
+    return times;
   });
   await vi.advanceTimersByTimeAsync(300_000);
-  await all;
-  return { ownRejected, backgroundRejected, seconds: (finished - started) / 1000 };
+  const runSeconds = await all;
+  return {
+    ownRejected,
+    backgroundRejected,
+    lowest: server.lowest,
+    seconds: (finished - started) / 1000,
+    runSeconds,
+  };
 }
 
 describe("TenantRateLimiter with a reserve", () => {
@@ -294,6 +349,16 @@ describe("TenantRateLimiter with a reserve", () => {
   /** The floor production leaves: the bucket is free, the rest comes at rate - background. */
   const floor = (total: number, shared: SharedTenant = tenant): number =>
     (total - shared.burst) / (shared.rate - shared.background);
+
+  it("does not throttle a tenant whose answers carry no rate-limit headers, whatever the reserve", async () => {
+    // A proxy that strips the headers, or a tenant region without them: no figures, no reserve,
+    // no window, as before the reserve existed.
+    const limiter = new TenantRateLimiter();
+    const ticket = await limiter.acquire();
+    limiter.release({}, 200, ticket);
+    const many = Array.from({ length: 100 }, () => limiter.acquire());
+    expect(await settled(Promise.all(many))).toBe(true);
+  });
 
   it("keeps a quarter of the bucket by default", () => {
     expect(new TenantRateLimiter().state().budget).toEqual(DEFAULT_PACING_BUDGET);
@@ -408,6 +473,61 @@ describe("TenantRateLimiter with a reserve", () => {
     expect(result.backgroundRejected).toBe(0);
     expect(result.seconds / floor(210)).toBeLessThan(1.15);
   });
+
+  /** Production in bursts of 3 at 3/s: the reserve of 5 less one such burst is what may be left. */
+  const bursty: SharedTenant = { ...tenant, backgroundBurst: 3 };
+
+  it.each([0, 50, 150])(
+    "keeps the reserve for production reading in bursts beside one run of 200 at %i ms each way: no 429 for either, the bucket never below the reserve less production's burst",
+    async (oneWayMs) => {
+      const result = await shareTenant(bursty, {
+        runs: 1,
+        workers: 16,
+        perRun: 200,
+        budget: DEFAULT_PACING_BUDGET,
+        oneWayMs,
+      });
+      expect(result.backgroundRejected).toBe(0);
+      expect(result.ownRejected).toBe(0);
+      expect(result.lowest).toBeGreaterThanOrEqual(5 - 3);
+      expect(result.seconds / floor(200, bursty)).toBeLessThan(1.1);
+    },
+  );
+
+  it.each([0, 50, 150])(
+    "gives production in bursts no 429 beside three runs of 70 at %i ms each way, and the runs few 429s of their own",
+    async (oneWayMs) => {
+      const result = await shareTenant(bursty, {
+        runs: 3,
+        workers: 16,
+        perRun: 70,
+        budget: DEFAULT_PACING_BUDGET,
+        oneWayMs,
+      });
+      expect(result.backgroundRejected).toBe(0);
+      expect(result.ownRejected).toBeLessThanOrEqual(10);
+      expect(result.seconds / floor(210, bursty)).toBeLessThan(1.2);
+    },
+  );
+
+  // Not yet: three runs at once still take the bucket to 0 between their answers (each sees
+  // only its own requests in flight) and share it unevenly (the slowest 1.21 to 2.05 x the fastest);
+  // docs/decisions.md, "Sharing the rate limit", gives the figures.
+  it.fails.each([0, 50, 150])(
+    "keeps the bucket at the reserve less production's burst beside three runs at %i ms each way, the slowest within 1.2 x the fastest",
+    async (oneWayMs) => {
+      const result = await shareTenant(bursty, {
+        runs: 3,
+        workers: 16,
+        perRun: 70,
+        budget: DEFAULT_PACING_BUDGET,
+        oneWayMs,
+      });
+      expect(result.lowest).toBeGreaterThanOrEqual(5 - 3);
+      const times = result.runSeconds;
+      expect(Math.max(...times) / Math.min(...times)).toBeLessThanOrEqual(1.2);
+    },
+  );
 
   it("gives production 429s when it takes everything, as a reserve of 0 asks", async () => {
     const result = await shareTenant(tenant, {

@@ -351,6 +351,7 @@ describe("request counting", () => {
       byRoute: {},
       byStatus: {},
       background: { total: 0, allowed: 0, refused: 0 },
+      bucketLowest: null,
     });
   });
 

@@ -78,10 +78,18 @@ export function reserveTokens(limit: number | undefined, budget: PacingBudget): 
 export interface BucketView {
   /** The bucket's size; undefined before the first answer, Infinity for a tenant without one. */
   readonly limit: number | undefined;
+  /** Whole tokens to leave in the bucket ({@link reserveTokens}). */
+  readonly reserve: number;
   /** Tokens the model counts in the tenant's bucket, less this process's requests in flight. */
   readonly tokens: number;
   /** Tokens per second the model adds between answers (see {@link refillRate}). */
   readonly refillRate: number;
+  /**
+   * The most tokens the model can count before an answer: the bucket's size (before the first
+   * answer, the requests allowed then) less this process's requests in flight. A request that
+   * needs more waits for an answer, not for the refill.
+   */
+  readonly room: number;
   /** This process's requests in flight. */
   readonly inFlight: number;
   /** How many of them may be in flight at once ({@link nextWindow}). */
@@ -90,7 +98,10 @@ export interface BucketView {
   readonly lastStartAt: number | undefined;
 }
 
-/** Why a request waits: the tenant's bucket, the reserve, this run's ceiling, or the window. */
+/**
+ * Why a request waits: the tenant's bucket is empty (a 429 said so, or the answers), the reserve,
+ * this run's ceiling, or the window of requests out unanswered.
+ */
 export type HeldBy = "bucket" | "reserve" | "ceiling" | "window";
 
 /**
@@ -105,13 +116,14 @@ export type StartDecision =
  * Decides whether one more request may go at `now`:
  * - the ceiling: at most `maxRequestsPerSecond`, so at least `1000 / maxRequestsPerSecond` ms
  *   after the last request of this process;
- * - the window: no more requests in flight than {@link BucketView.window};
- * - the bucket: the request must leave at least the reserve ({@link reserveTokens}) of tokens, so
- *   it needs `1 + reserve` tokens. Held by "reserve" when it would have had a token without one,
- *   by "bucket" when the tenant itself has none.
+ * - the window: no more requests in flight than {@link BucketView.window}, nor more than leave
+ *   the bucket room for the reserve ({@link BucketView.room}); only an answer ends such a wait;
+ * - the bucket: the request must leave at least the reserve ({@link BucketView.reserve}) of tokens,
+ *   so it needs `1 + reserve` tokens. Held by "reserve" when it would have had a token without
+ *   one, by "bucket" when the tenant itself has none.
  */
 export function decideStart(view: BucketView, budget: PacingBudget, now: number): StartDecision {
-  const reserve = reserveTokens(view.limit, budget);
+  const { reserve } = view;
   const ceiling = budget.maxRequestsPerSecond;
   const ceilingWait =
     ceiling === undefined || view.lastStartAt === undefined
@@ -119,7 +131,8 @@ export function decideStart(view: BucketView, budget: PacingBudget, now: number)
       : view.lastStartAt + 1000 / ceiling - now;
   const missing = 1 + reserve - view.tokens;
   const bucketWait = missing <= 0 ? 0 : Math.ceil((missing / view.refillRate) * 1000);
-  if (view.inFlight >= view.window && bucketWait <= 0 && ceilingWait <= 0) {
+  // Only an answer can end these waits: no timer, no polling.
+  if (view.inFlight >= view.window || 1 + reserve > view.room) {
     return { go: false, waitMs: Number.POSITIVE_INFINITY, heldBy: "window" };
   }
   if (bucketWait <= 0 && ceilingWait <= 0) return { go: true };
@@ -137,16 +150,18 @@ export function decideStart(view: BucketView, budget: PacingBudget, now: number)
  * The window of requests in flight after an answer: one more when the answer left at least the
  * reserve (so it doubles every round trip while the bucket has room), half when it fell below
  * the reserve or was a 429 (another caller took more than this run counted on). Without a reserve
- * the window is unlimited, as the provider paced before the reserve existed.
+ * the window is unlimited, as the provider paced before the reserve existed. (Growing by one a
+ * round trip once an answer fell, as TCP does, was tried for fairness among runs and gave mixed
+ * figures: docs/decisions.md, "Sharing the rate limit".)
  */
 export function nextWindow(
   window: number,
   answer: { readonly status: number | undefined; readonly remaining: number | undefined },
   limit: number | undefined,
   budget: PacingBudget,
+  reserve: number,
 ): number {
   if (budget.reserveShare === 0) return Number.POSITIVE_INFINITY;
-  const reserve = reserveTokens(limit, budget);
   const fell =
     answer.status === 429 || (answer.remaining !== undefined && answer.remaining < reserve);
   if (fell) return Math.max(1, Math.floor(window / 2));
@@ -226,12 +241,51 @@ export const LONG_WAIT_MS = 5000;
 /** At most one report of long waits per this many ms: a sentence per stretch, not per request. */
 export const REPORT_INTERVAL_MS = 30_000;
 
+/** Since `from`, what held the head of the queue (until the next span). */
+export interface HoldSpan {
+  readonly from: number;
+  readonly heldBy: HeldBy;
+}
+
+/**
+ * The spans of what held the queue, with `heldBy` holding it from `at`, and nothing before
+ * `since` (when the oldest waiter queued) but the span that covers it.
+ */
+export function heldFrom(
+  holds: readonly HoldSpan[],
+  at: number,
+  heldBy: HeldBy,
+  since: number,
+): HoldSpan[] {
+  const kept = holds.filter((_, i) => (holds[i + 1]?.from ?? at) > since);
+  const last = kept.at(-1);
+  return last?.heldBy === heldBy ? kept : [...kept, { from: at, heldBy }];
+}
+
+/** What held a request that queued at `queuedAt` and went at `at` for the longest share of it. */
+export function mainCause(
+  holds: readonly { readonly from: number; readonly heldBy: HeldBy }[],
+  queuedAt: number,
+  at: number,
+): HeldBy | undefined {
+  const spent = new Map<HeldBy, number>();
+  holds.forEach((span, i) => {
+    const from = Math.max(span.from, queuedAt);
+    const to = Math.min(holds[i + 1]?.from ?? at, at);
+    if (to > from) spent.set(span.heldBy, (spent.get(span.heldBy) ?? 0) + to - from);
+  });
+  let best: HeldBy | undefined;
+  for (const [heldBy, ms] of spent)
+    if (best === undefined || ms > (spent.get(best) ?? 0)) best = heldBy;
+  return best;
+}
+
 /** Long waits since the last report, as {@link describeHolds} words them. */
 export interface Holds {
   /** The tenant's origin. */
   readonly origin: string;
-  /** What held them back longest: the reserve or this run's ceiling. */
-  readonly heldBy: "reserve" | "ceiling";
+  /** What held the longest of them back for most of its wait. */
+  readonly heldBy: HeldBy;
   /** Requests that waited at least {@link LONG_WAIT_MS}. */
   readonly requests: number;
   /** The longest of those waits, in ms. */
@@ -240,12 +294,16 @@ export interface Holds {
   readonly remaining: number | undefined;
   readonly limit: number | undefined;
   readonly budget: PacingBudget;
+  /** The window of requests out unanswered, as it stands. */
+  readonly window: number;
 }
 
 /**
- * The info line about long waits: how long, what the tenant had left, and the setting to tune.
- * Names the settings as the `tenant` input spells them; the README's "Sharing the rate limit with
- * production" gives every other spelling.
+ * The info line about long waits: how long, the real cause (the reserve, this run's ceiling, the
+ * window of requests waiting for their answers, the tenant's bucket empty after a 429), what the
+ * tenant had left, and the setting to tune where there is one. Names the settings as the `tenant`
+ * input spells them; the README's "Sharing the rate limit with production" gives every other
+ * spelling.
  */
 export function describeHolds(holds: Holds): string {
   const waited = `${holds.requests === 1 ? "1 request" : `${holds.requests} requests`} to ${holds.origin} waited up to ${(holds.longestMs / 1000).toFixed(1)} s`;
@@ -254,17 +312,24 @@ export function describeHolds(holds: Holds): string {
     holds.remaining === undefined
       ? ""
       : known
-        ? `the tenant had ${holds.remaining} of its ${holds.limit} tokens left`
-        : `the tenant had ${holds.remaining} tokens left`;
-  if (holds.heldBy === "ceiling") {
-    return (
-      `pulumi-tenant: ${waited} under this run's ceiling of ${holds.budget.maxRequestsPerSecond} requests/s ` +
-      `(maxRequestsPerSecond)${left === "" ? "" : `; ${left}`}`
-    );
+        ? `; the tenant had ${holds.remaining} of its ${holds.limit} tokens left`
+        : `; the tenant had ${holds.remaining} tokens left`;
+  switch (holds.heldBy) {
+    case "ceiling":
+      return `pulumi-tenant: ${waited} under this run's ceiling of ${holds.budget.maxRequestsPerSecond} requests/s (maxRequestsPerSecond)${left}`;
+    case "window":
+      return (
+        `pulumi-tenant: ${waited} for the answers to the ${holds.window === 1 ? "request" : `${holds.window} requests`} ` +
+        `already out (the tenant is slow to answer; the run sends more as answers come back)${left}`
+      );
+    case "bucket":
+      return `pulumi-tenant: ${waited} for the tenant's rate limit to refill (its bucket was empty: a 429, or other callers took every token)${left}`;
+    case "reserve": {
+      const reserve = reserveTokens(holds.limit, holds.budget);
+      return (
+        `pulumi-tenant: ${waited} to leave the tenant's other callers a reserve of ${reserve} tokens ` +
+        `(rateLimitReserve ${holds.budget.reserveShare} of the bucket)${left}`
+      );
+    }
   }
-  const reserve = reserveTokens(holds.limit, holds.budget);
-  return (
-    `pulumi-tenant: ${waited} to leave the tenant's other callers a reserve of ${reserve} tokens ` +
-    `(rateLimitReserve ${holds.budget.reserveShare} of the bucket)${left === "" ? "" : `; ${left}`}`
-  );
 }

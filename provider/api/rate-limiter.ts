@@ -24,29 +24,26 @@
  * server's, less the requests still in flight (which the server may not have counted yet), from
  * the answer to the latest request only: an answer overtaken by a later one is older news.
  *
- * When a request may go is not decided here: `pacing.ts` decides it from the budget (the reserve
- * left to the tenant's other callers, this run's ceiling) and the model's picture, which this
- * class keeps, and learns, answer by answer.
+ * Nothing is decided here: every event (a request wanting to go, an answer, the timer, a budget,
+ * the end of the run) is one call of the pure step of `pacing-step.ts`, which returns the new
+ * state and what to do: which waiters go, when to wake up (the moment the next may go, never a
+ * poll; none while only an answer can let it go), and what to report. This class keeps the queue,
+ * the one timer and the state between steps.
  */
 
+import { DEFAULT_PACING_BUDGET, type PacingBudget } from "./pacing.js";
 import {
-  type Anchor,
-  type BucketView,
-  DEFAULT_PACING_BUDGET,
-  decideStart,
-  describeHolds,
-  type HeldBy,
-  LONG_WAIT_MS,
-  nextWindow,
-  OTHERS_SPAN_MS,
-  othersRate,
-  type PacingBudget,
-  politest,
-  REPORT_INTERVAL_MS,
-  refillRate,
-  resynchronised,
-} from "./pacing.js";
+  initialPacingState,
+  type PacingActions,
+  type PacingEvent,
+  type PacingState,
+  paceStep,
+  refilled,
+  type Ticket,
+} from "./pacing-step.js";
 import type { RateLimitHeaders } from "./rate-limit-headers.js";
+
+export type { Ticket } from "./pacing-step.js";
 
 /** A snapshot for tests and benchmarks. */
 export interface RateLimiterState {
@@ -60,14 +57,6 @@ export interface RateLimiterState {
   readonly window: number;
   readonly queued: number;
   readonly budget: PacingBudget;
-}
-
-/** A request let out: when, and its place in this process's order (for {@link othersRate}). */
-export interface Ticket {
-  /** Milliseconds since the epoch. */
-  readonly sentAt: number;
-  /** 1 for the first request the limiter let out, 2 for the next, ... */
-  readonly seq: number;
 }
 
 /** Options, mostly for tests: the clock, the slowest rate, the first answer's concurrency. */
@@ -100,58 +89,34 @@ interface Waiter {
 
 /**
  * A token bucket that learns the tenant's limit and refill rate from the rate-limit headers and
- * lets requests out as the pure decision of `pacing.ts` allows. One instance per tenant per
+ * lets requests out as the pure step of `pacing-step.ts` says. One instance per tenant per
  * process (see `getTenantClient`), shared by every resource.
  */
 export class TenantRateLimiter {
   private readonly now: () => number;
-  private readonly initialConcurrency: number;
-  private readonly origin: string;
   private readonly report: ((line: string) => void) | undefined;
-  private budget: PacingBudget;
-  /** Undefined until an answer states the bucket size; Infinity once answers come without one. */
-  private limit: number | undefined;
-  private rate: number;
-  private others = 0;
-  private tokens: number;
-  private updatedAt: number;
-  private inFlight = 0;
-  private window: number;
-  private started = 0;
-  private lastStartAt: number | undefined;
-  private lastRemaining: number | undefined;
-  /** The answers synchronised on within the last {@link OTHERS_SPAN_MS}, oldest first. */
-  private anchors: Anchor[] = [];
+  private pacing: PacingState;
   private readonly queue: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private heldBy: HeldBy | undefined;
-  private holds: { heldBy: "reserve" | "ceiling"; requests: number; longestMs: number } | undefined;
-  private reportedAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: RateLimiterOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.rate = options.minimumRate ?? 2;
-    this.initialConcurrency = options.initialConcurrency ?? 1;
-    this.budget = options.budget ?? DEFAULT_PACING_BUDGET;
-    this.origin = options.origin ?? "the tenant";
     this.report = options.report;
-    this.tokens = this.initialConcurrency;
-    this.window =
-      this.budget.reserveShare === 0 ? Number.POSITIVE_INFINITY : this.initialConcurrency;
-    this.updatedAt = this.now();
+    this.pacing = initialPacingState({
+      at: this.now(),
+      budget: options.budget ?? DEFAULT_PACING_BUDGET,
+      minimumRate: options.minimumRate ?? 2,
+      initialConcurrency: options.initialConcurrency ?? 1,
+      origin: options.origin ?? "the tenant",
+    });
   }
 
   /**
    * Makes this limiter keep `budget` too: the larger reserve and the lower ceiling of the two
-   * ({@link politest}), since resources of one tenant share the limiter.
+   * (`politest`), since resources of one tenant share the limiter.
    */
   useBudget(budget: PacingBudget): void {
-    const before = this.budget;
-    this.budget = politest(before, budget);
-    if (before.reserveShare === 0 && this.budget.reserveShare > 0) {
-      this.window = Math.max(1, this.inFlight);
-    }
-    this.drain();
+    this.step({ kind: "budget", at: this.now(), waiting: this.waiting(), budget });
   }
 
   /**
@@ -170,12 +135,12 @@ export class TenantRateLimiter {
           const index = this.queue.indexOf(waiter);
           if (index >= 0) this.queue.splice(index, 1);
           reject(signal.reason);
-          this.drain();
+          this.step({ kind: "queue", at: this.now(), waiting: this.waiting() });
         };
         signal.addEventListener("abort", waiter.onAbort, { once: true });
       }
       this.queue.push(waiter);
-      this.drain();
+      this.step({ kind: "queue", at: this.now(), waiting: this.waiting() });
     });
   }
 
@@ -184,152 +149,71 @@ export class TenantRateLimiter {
    * connection error) only the in-flight count changes. A 429 empties the local bucket: the server
    * just said it is empty, whatever the model thought.
    *
-   * @param ticket - what {@link acquire} resolved with; defaults to one sent now, for an answer
-   *   read as soon as its request went out.
+   * @param ticket - what {@link acquire} resolved with; without it, the answer counts as one to a
+   *   request sent just now, after every other in flight.
    */
   release(headers: RateLimitHeaders | undefined, status?: number, ticket?: Ticket): void {
-    this.inFlight = Math.max(0, this.inFlight - 1);
-    this.refill();
-    const { limit, remaining, reset } = headers ?? {};
-    if (limit !== undefined && limit > 0) {
-      this.limit = limit;
-    } else if (headers !== undefined && status !== 429) {
-      // An answer without rate-limit headers: this tenant does not announce a limit, so do not
-      // invent one. A 429 without headers still empties the bucket below.
-      this.limit = Number.POSITIVE_INFINITY;
-      this.tokens = Number.POSITIVE_INFINITY;
-    }
-    const sent = ticket ?? { sentAt: this.now(), seq: this.started };
-    if (remaining !== undefined && remaining >= 0) {
-      this.learnRate(remaining, reset, sent.sentAt);
-      // Answers come back out of order: one to an earlier request tells of an older, fuller
-      // bucket, and re-synchronising from it would let out requests the tenant then refuses.
-      const latest = this.anchors.at(-1);
-      if (latest === undefined || sent.seq >= latest.started) {
-        const held = resynchronised(this.tokens + this.inFlight, remaining, this.budget);
-        this.tokens = held - this.inFlight;
-        this.lastRemaining = remaining;
-        this.learnOthers({ sentAt: sent.sentAt, remaining: held, started: sent.seq });
-      }
-    }
-    if (headers !== undefined) {
-      this.window = nextWindow(this.window, { status, remaining }, this.limit, this.budget);
-    }
-    if (status === 429) this.tokens = Math.min(this.tokens, -this.inFlight);
-    this.drain();
+    const at = this.now();
+    this.step({ kind: "answer", at, waiting: this.waiting(), headers, status, ticket });
+  }
+
+  /**
+   * The run ends: long waits not reported yet are reported now (a run's last minutes of waiting
+   * would otherwise go unsaid).
+   */
+  end(): void {
+    this.step({ kind: "end", at: this.now() });
   }
 
   /** The model as it stands, for tests and the benchmark report. */
   state(): RateLimiterState {
-    this.refill();
+    const s = refilled(this.pacing, this.now());
     return {
-      limit: this.limit,
-      rate: this.rate,
-      othersRate: this.others,
-      tokens: this.tokens,
-      inFlight: this.inFlight,
-      window: this.window,
+      limit: s.limit,
+      rate: s.rate,
+      othersRate: s.others,
+      tokens: s.tokens,
+      inFlight: s.inFlight.length,
+      window: s.window,
       queued: this.queue.length,
-      budget: this.budget,
+      budget: s.budget,
     };
   }
 
-  private learnRate(remaining: number, reset: number | undefined, sentAt: number): void {
-    if (this.limit === undefined || !Number.isFinite(this.limit) || reset === undefined) return;
-    const missing = this.limit - remaining - 1;
-    const secondsToFull = reset - sentAt / 1000;
-    // A bucket missing less than a token, or a reset already in the past, says nothing about the
-    // refill rate.
-    if (missing <= 0 || secondsToFull <= 0) return;
-    const lowerBound = missing / secondsToFull;
-    if (lowerBound > this.rate) this.rate = lowerBound;
+  private waiting(): number[] {
+    return this.queue.map((waiter) => waiter.queuedAt);
   }
 
-  /** Reads the other callers' rate over the answers of the last {@link OTHERS_SPAN_MS}. */
-  private learnOthers(anchor: Anchor): void {
-    this.anchors = this.anchors.filter((a) => anchor.sentAt - a.sentAt <= OTHERS_SPAN_MS);
-    const oldest = this.anchors[0];
-    const measured = oldest === undefined ? undefined : othersRate(oldest, anchor, this.rate);
-    if (measured !== undefined) this.others = measured;
-    this.anchors.push(anchor);
+  /** Runs one step and does what it says. */
+  private step(event: PacingEvent): void {
+    const { state, actions } = paceStep(this.pacing, event);
+    this.pacing = state;
+    this.act(actions);
   }
 
-  private refill(): void {
-    const now = this.now();
-    const elapsed = Math.max(0, now - this.updatedAt) / 1000;
-    this.updatedAt = now;
-    const ceiling = (this.limit ?? this.initialConcurrency) - this.inFlight;
-    const rate = refillRate(this.rate, this.others, this.budget);
-    if (this.tokens < ceiling) this.tokens = Math.min(ceiling, this.tokens + elapsed * rate);
-  }
-
-  private view(): BucketView {
-    return {
-      limit: this.limit,
-      tokens: this.tokens,
-      refillRate: refillRate(this.rate, this.others, this.budget),
-      inFlight: this.inFlight,
-      window: this.window,
-      lastStartAt: this.lastStartAt,
-    };
-  }
-
-  private drain(): void {
-    this.refill();
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    while (this.queue.length > 0) {
-      const now = this.now();
-      const decision = decideStart(this.view(), this.budget, now);
-      if (!decision.go) {
-        this.heldBy = decision.heldBy;
-        // One timer, for the moment the head of the queue can go; none when only an answer can
-        // let it go. It keeps the process alive on purpose: a waiting request is work in progress.
-        if (Number.isFinite(decision.waitMs)) {
-          this.timer = setTimeout(() => {
-            this.timer = undefined;
-            this.drain();
-          }, decision.waitMs);
-        }
-        return;
-      }
+  private act(actions: PacingActions): void {
+    for (const line of actions.report) this.report?.(line);
+    for (const ticket of actions.send) {
       const waiter = this.queue.shift() as Waiter;
       if (waiter.signal && waiter.onAbort) {
         waiter.signal.removeEventListener("abort", waiter.onAbort);
       }
-      this.tokens -= 1;
-      this.inFlight += 1;
-      this.started += 1;
-      this.lastStartAt = now;
-      this.noteWait(now - waiter.queuedAt, now);
-      waiter.resolve({ sentAt: now, seq: this.started });
+      waiter.resolve(ticket);
     }
-  }
-
-  /** Counts a long wait on the reserve or the ceiling, and reports at most once an interval. */
-  private noteWait(waitedMs: number, now: number): void {
-    const heldBy = this.heldBy;
-    if (waitedMs < LONG_WAIT_MS || (heldBy !== "reserve" && heldBy !== "ceiling")) return;
-    const holds = this.holds ?? { heldBy, requests: 0, longestMs: 0 };
-    holds.requests += 1;
-    if (waitedMs >= holds.longestMs) {
-      holds.longestMs = waitedMs;
-      holds.heldBy = heldBy;
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
     }
-    this.holds = holds;
-    if (this.report === undefined || now - this.reportedAt < REPORT_INTERVAL_MS) return;
-    this.report(
-      describeHolds({
-        ...holds,
-        origin: this.origin,
-        remaining: this.lastRemaining,
-        limit: this.limit,
-        budget: this.budget,
-      }),
-    );
-    this.reportedAt = now;
-    this.holds = undefined;
+    // One timer, for the moment the head of the queue can go; none when only an answer can let it
+    // go. It keeps the process alive on purpose: a waiting request is work in progress.
+    if (actions.wakeAt !== undefined) {
+      this.timer = setTimeout(
+        () => {
+          this.timer = undefined;
+          this.step({ kind: "timer", at: this.now(), waiting: this.waiting() });
+        },
+        Math.max(0, actions.wakeAt - this.now()),
+      );
+    }
   }
 }

@@ -71,6 +71,13 @@ function limiterOf(settings: TenantSettings): TenantRateLimiter {
       origin: settings.origin,
       report: (line) => process.stderr.write(`${line}\n`),
     });
+    if (limiters.size === 0) {
+      // The long waits of the run's last stretch (fewer than 30 s since the last report) are
+      // said as the process ends; stderr is a pipe there, written synchronously.
+      process.once("exit", () => {
+        for (const each of limiters.values()) each.end();
+      });
+    }
     limiters.set(settings.origin, limiter);
   }
   return limiter;

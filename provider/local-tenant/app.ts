@@ -130,6 +130,7 @@ function injectedFaultError(
 /** Takes a token from the management API's bucket, saying so in the headers; 429 when empty. */
 function takeRateLimit(context: ServerContext, reply: FastifyReply): void {
   const decision = context.bucket.take();
+  context.stats.recordLevel(context.bucket.level());
   reply.header("x-ratelimit-limit", String(decision.limit));
   reply.header("x-ratelimit-remaining", String(decision.remaining));
   reply.header("x-ratelimit-reset", String(decision.reset));

@@ -14,6 +14,9 @@
  * need a token of their own, and compete for the event loop and sockets with the program under
  * test, adding latency to it that production's calls do not add on the platform.
  *
+ * With a network delay (`network-delay.ts`), each request reaches the bucket after its own drawn
+ * delay, as the program's do: a burst sent together arrives spread by the draws.
+ *
  * When a burst is due is a pure function of the start time and the clock ({@link burstsDueBy},
  * {@link burstDueAt}); {@link BackgroundLoad} only runs what is due whenever its timer fires, so
  * tests drive it with an injected clock and timers and never sleep.
@@ -135,6 +138,12 @@ export interface BackgroundLoadParts {
   clock: () => number;
   /** Default Node's `setTimeout`, unref'd. */
   timer?: BackgroundTimer | undefined;
+  /**
+   * The way in of a tenant a network away (`network-delay.ts`): each request reaches the bucket
+   * this many ms (one draw per request) after its burst was sent, as the program's requests do;
+   * default none, at once.
+   */
+  delay?: (() => number) | undefined;
 }
 
 /**
@@ -211,13 +220,28 @@ export class BackgroundLoad {
     const due = burstsDueBy(settings, this.startedAt, now);
     const skippedBefore = burstsDueBy(settings, this.startedAt, now - CATCH_UP_MS);
     const first = Math.max(this.sent, skippedBefore);
-    const { bucket, stats } = this.parts;
     for (let burst = first; burst < due; burst += 1) {
-      for (let request = 0; request < settings.burst; request += 1) {
-        stats.recordBackground(bucket.take().allowed);
-      }
+      for (let request = 0; request < settings.burst; request += 1) this.send();
     }
     this.sent = Math.max(this.sent, due);
     this.schedule(settings);
+  }
+
+  /** One request: it takes its token now, or after its way in when the tenant is a network away. */
+  private send(): void {
+    const { bucket, stats, delay } = this.parts;
+    const take = () => {
+      stats.recordBackground(bucket.take().allowed);
+      stats.recordLevel(bucket.level());
+    };
+    const delayMs = delay?.() ?? 0;
+    if (delayMs <= 0) {
+      take();
+      return;
+    }
+    const generation = this.generation;
+    this.timer(() => {
+      if (generation === this.generation) take();
+    }, delayMs);
   }
 }

@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import { CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 import { MAX_BACKGROUND_BURST, MAX_BACKGROUND_RATE } from "./background-load.js";
 import { isLoopback } from "./context.js";
+import { parseNetworkDelayFlag } from "./network-delay.js";
 import { startTenantApi, type TenantApi, type TenantApiOptions } from "./server.js";
 
 /** `--help`. */
@@ -35,6 +36,9 @@ Options:
                            same bucket, counted apart (stats.background; default off)
   --background-burst K     K of those reads together every K/N seconds (needs
                            --background-load; default 1, evenly spaced)
+  --network-delay MS[-MS]  a tenant a network away: hold every request and every answer MS (or
+                           a draw from MIN-MAX) ms each way, the background's included
+                           (default off)
   --faults SPEC            error=0.2,drop=0.05,latency=0-300 (default off)
   --token-ttl SECONDS      lifetime of issued tokens (default 86400)
   --random N               seed of the fault injection's random numbers
@@ -105,6 +109,7 @@ function parse(argv: readonly string[]) {
         burst: { type: "string" },
         "background-load": { type: "string" },
         "background-burst": { type: "string" },
+        "network-delay": { type: "string" },
         faults: { type: "string" },
         "token-ttl": { type: "string" },
         random: { type: "string" },
@@ -178,6 +183,8 @@ export function parseCliArgs(argv: readonly string[]): TenantApiOptions | "help"
   }
   const backgroundLoad = backgroundLoadFlags(values["background-load"], values["background-burst"]);
   if (backgroundLoad !== undefined) options.backgroundLoad = backgroundLoad;
+  const delayText = values["network-delay"];
+  if (delayText !== undefined) options.networkDelay = parseNetworkDelayFlag(delayText);
   return options;
 }
 

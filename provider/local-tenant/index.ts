@@ -70,6 +70,14 @@ export {
   EVENT_STREAMS_ROUTE,
   SELECTED_PROVIDER_ROUTE,
 } from "./management-routes.js";
+export {
+  deliveryAt,
+  type NetworkDelayOptions,
+  normalizeNetworkDelay,
+  parseNetworkDelayFlag,
+  type ResolvedNetworkDelay,
+  startNetworkDelayRelay,
+} from "./network-delay.js";
 export { JWKS_ROUTE, TOKEN_ROUTE, type TokenResponse } from "./oauth-routes.js";
 export {
   type RateLimitDecision,

@@ -21,6 +21,13 @@ import { ConsoleMonitor, type IntervalTimer } from "./console/monitor.js";
 import { CONSOLE_PATH } from "./console/shared.js";
 import type { ServerContext, TenantApiRequest } from "./context.js";
 import { createRandom, FaultInjector, type FaultOptions, type ResolvedFaults } from "./faults.js";
+import {
+  type NetworkDelay,
+  type NetworkDelayOptions,
+  type NetworkDelayRelay,
+  networkDelayOf,
+  startNetworkDelayRelay,
+} from "./network-delay.js";
 import { type RateLimitOptions, TokenBucket } from "./rate-limit.js";
 import { type LoadedSeed, loadSeed, type TenantSeed } from "./seed.js";
 import { RequestStats, type TenantApiStats } from "./stats.js";
@@ -47,6 +54,14 @@ export interface TenantApiOptions {
    * bucket, `burst` at a time (docs/local-tenant.md, "Background load"); default none.
    */
   backgroundLoad?: BackgroundLoadOptions | null | undefined;
+  /**
+   * A tenant a network away: every request is held `minMs` to `maxMs` (one draw per chunk) on its
+   * way in and every answer as long on its way out, by a relay in front of the server, so that an
+   * answer's rate-limit headers are a round trip old when read; the background load's requests
+   * come in through the same delay (docs/local-tenant.md, "A tenant a network away"). Loopback
+   * only. Default none.
+   */
+  networkDelay?: NetworkDelayOptions | null | undefined;
   /** Faults to inject, as an object or in the CLI syntax (`error=0.2,drop=0.05,latency=0-300`). */
   faults?: FaultOptions | string | undefined;
   /** Lifetime of issued tokens in seconds; default 86400. */
@@ -197,6 +212,7 @@ export async function createServerContext(options: TenantApiOptions = {}): Promi
   seed: LoadedSeed;
   /** With `privateKeyJwt`: the admin client's private key. */
   clientAssertionPrivateKey: string | undefined;
+  network: NetworkDelay | undefined;
 }> {
   const clock = options.clock ?? Date.now;
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 86400;
@@ -212,8 +228,15 @@ export async function createServerContext(options: TenantApiOptions = {}): Promi
   });
   const bucket = new TokenBucket(clock, options.rateLimit ?? null);
   const stats = new RequestStats();
+  const network = networkDelayOf(options.networkDelay, options.random);
   const background = new BackgroundLoad(
-    { bucket, stats, clock, timer: options.backgroundTimer },
+    {
+      bucket,
+      stats,
+      clock,
+      timer: options.backgroundTimer,
+      delay: network?.draw,
+    },
     options.backgroundLoad ?? null,
   );
   const store = new TenantStore(seed.state);
@@ -238,26 +261,40 @@ export async function createServerContext(options: TenantApiOptions = {}): Promi
     onRequest: options.onRequest,
     onAnswer: options.onAnswer,
   };
-  return { context, seed, clientAssertionPrivateKey: keyPair?.privateKeyPem };
+  return { context, seed, clientAssertionPrivateKey: keyPair?.privateKeyPem, network };
 }
 
 /** Starts the local tenant API. */
 export async function startTenantApi(options: TenantApiOptions = {}): Promise<TenantApi> {
-  const { context, seed, clientAssertionPrivateKey } = await createServerContext(options);
+  const { context, seed, clientAssertionPrivateKey, network } = await createServerContext(options);
   const { store } = context;
   const tls: TlsMaterial | undefined =
     options.tls === true ? await generateTlsMaterial() : undefined;
   const host = options.host ?? (tls === undefined ? "127.0.0.1" : "localhost");
   const serverTls = tls === undefined ? undefined : { key: tls.key, cert: tls.cert };
-
+  // With a delay, the server listens on a free loopback port behind the relay, which takes the
+  // address and port asked for.
+  const appHost = network === undefined ? host : "127.0.0.1";
   let app: FastifyInstance = buildApp(context, serverTls);
+  let relay: NetworkDelayRelay | undefined;
   try {
-    await app.listen({ port: options.port ?? 0, host });
+    await app.listen({ port: network === undefined ? (options.port ?? 0) : 0, host: appHost });
+    if (network !== undefined) {
+      const appPort = (app.server.address() as AddressInfo).port;
+      relay = await startNetworkDelayRelay({
+        host,
+        port: options.port ?? 0,
+        target: appPort,
+        draw: network.draw,
+      });
+    }
   } catch (error) {
+    await app.close();
     await tls?.dispose();
     throw listenError(error, options.port ?? 0, host);
   }
-  const port = (app.server.address() as AddressInfo).port;
+  const appPort = (app.server.address() as AddressInfo).port;
+  const port = relay?.port ?? appPort;
   context.background.start();
   const domain = `${tls === undefined ? "http" : "https"}://${urlHost(host)}:${port}`;
   context.auth.setDomain(domain);
@@ -305,12 +342,13 @@ export async function startTenantApi(options: TenantApiOptions = {}): Promise<Te
       if (stopped !== undefined) throw new Error("the tenant API has been stopped");
       await app.close();
       app = buildApp(context, serverTls);
-      await app.listen({ port, host });
+      await app.listen({ port: appPort, host: appHost });
     },
     stop: () => {
       stopped ??= (async () => {
         context.background.stop();
         context.monitor.close();
+        await relay?.close();
         await app.close();
         await tls?.dispose();
       })();

@@ -38,6 +38,13 @@ export interface TenantApiStats {
    * a background load.
    */
   background: BackgroundStats;
+  /**
+   * The lowest level the management API's bucket reached, in tokens (fractions kept), just after a
+   * request of anyone (the program's or the background's) took one; null without a rate limit or
+   * before the first request. What a run left production at worst: a run that keeps a reserve of
+   * 5 tokens should leave it near 5 (docs/local-tenant.md, "Background load").
+   */
+  bucketLowest: number | null;
 }
 
 /** The counters behind {@link TenantApiStats}. */
@@ -59,6 +66,7 @@ export class RequestStats {
       byRoute: {},
       byStatus: {},
       background: { total: 0, allowed: 0, refused: 0 },
+      bucketLowest: null,
     };
   }
 
@@ -86,6 +94,13 @@ export class RequestStats {
     if (allowed) background.allowed += 1;
     else background.refused += 1;
     this.onBackground?.(allowed);
+  }
+
+  /** Notes the bucket's level after a request took from it (null: no rate limit, nothing to note). */
+  recordLevel(level: number | null): void {
+    if (level === null) return;
+    const lowest = this.data.bucketLowest;
+    if (lowest === null || level < lowest) this.data.bucketLowest = level;
   }
 
   /** A copy of the counters, unaffected by later requests. */

@@ -13,7 +13,8 @@
  *                import --file` through the plugin, `pulumi up` of the generated program
  *   sharing.ts   200 updates beside a production back end reading at 3 req/s on the tenant's
  *                bucket, side by side with the platform's Node.js SDK, and three `pulumi up`s at
- *                once: production's 429s and the floor it leaves
+ *                once: production's 429s and the floor it leaves, on loopback and at a 100 ms
+ *                round trip
  *   python.ts    the whole up of 200 ClientSettings from a Python program on the release's wheel,
  *                beside the same up from the YAML program
  * `npm run bench -- audit.ts` runs only the benchmarks named.
