@@ -57,7 +57,7 @@ async function generate(
   api: TenantApi,
   args: readonly string[] = [],
   out?: string,
-  env: Record<string, string> = {},
+  env: Record<string, string | undefined> = {},
 ): Promise<Generated> {
   const dir = out ?? (await mkdtemp(join(tmpdir(), "tenant-generated-")));
   if (out === undefined) temps.push(dir);
@@ -260,8 +260,11 @@ describe("failures", { timeout: budget({ node: 1 }) }, () => {
   it("names the missing scope, with no stack trace", async () => {
     s = await startStack(project.dir, {});
     const token = await s.api.mintToken({ scopes: ["read:clients"] });
+    // The token alone: a client secret beside it would be a second way of authenticating.
     const generated = await generate(s.api, [], undefined, {
       TENANT_API_TOKEN: token,
+      TENANT_CLIENT_ID: undefined,
+      TENANT_CLIENT_SECRET: undefined,
     });
     expect(generated.code).toBe(1);
     expect(generated.stderr).toBe(

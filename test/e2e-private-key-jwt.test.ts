@@ -130,7 +130,7 @@ describe("the refusals of a private key JWT login, each with its own sentence", 
       expect(preview.ok).toBe(false);
       expect(preview.output).toContain(
         "pulumi-tenant has more than one way of authenticating: tenant:clientSecret and " +
-          "tenant:clientAssertionPrivateKey are all set",
+          "tenant:clientAssertionPrivateKey are both set",
       );
       expect(s.api.stats().total).toBe(0);
     },

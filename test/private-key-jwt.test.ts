@@ -98,7 +98,7 @@ describe("the private key JWT settings", () => {
       }),
     ).toBe(
       "pulumi-tenant has more than one way of authenticating: tenant:clientSecret and " +
-        "tenant:clientAssertionPrivateKey are all set; keep exactly one of " +
+        "tenant:clientAssertionPrivateKey are both set; keep exactly one of " +
         "tenant:clientAssertionPrivateKey, tenant:clientSecret or tenant:apiToken",
     );
   });
@@ -179,7 +179,7 @@ describe("the private key JWT settings", () => {
         name: "clientAssertionPrivateKey",
         message:
           "pulumi-tenant has more than one way of authenticating: tenant:clientSecret and " +
-          "tenant:clientAssertionPrivateKey are all set; keep exactly one of " +
+          "tenant:clientAssertionPrivateKey are both set; keep exactly one of " +
           "tenant:clientAssertionPrivateKey, tenant:clientSecret or tenant:apiToken",
       },
       {

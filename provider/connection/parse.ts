@@ -313,7 +313,7 @@ function credentialsOf(
       setting: second,
       message:
         `pulumi-tenant has more than one way of authenticating: ` +
-        `${methods.map((m) => names[m]).join(" and ")} are all set; keep exactly one of ` +
+        `${methods.map((m) => names[m]).join(" and ")} are ${methods.length === 2 ? "both" : "all"} set; keep exactly one of ` +
         `${names.clientAssertionPrivateKey}, ${names.clientSecret} or ${names.apiToken}`,
     });
   } else if (method === undefined) {
