@@ -45,15 +45,16 @@ export function noPythonMessage(): string {
   );
 }
 
-interface Record_ {
+/** What {@link RECORD} holds: the hash of the requirements, the interpreter's version, the seconds. */
+interface BuildRecord {
   readonly inputs: string;
   readonly version: string;
   readonly seconds: number;
 }
 
 /**
- * The environment in `dir` (`.pulumi-cli/python/`): reused when it was made from the current requirements,
- * else made now (with the network: pip downloads the wheels, checks each against its hash and
+ * The environment in `dir` (`.pulumi-cli/python/`): reused when it was made from the current
+ * requirements, else made now (with the network: pip downloads the wheels, checks each against its hash and
  * installs them). The interpreter is `PYTHON` when set, else `python3` from PATH.
  *
  * @throws the sentence of {@link noPythonMessage} when no Python of 3.10 or later with `venv` is
@@ -67,7 +68,7 @@ export async function ensurePythonEnv(
   const wheels = join(dir, "wheels");
   const python = pythonInEnv(dir);
   const text = await readFile(join(dir, RECORD), "utf8").catch(() => "");
-  const record = text === "" ? undefined : (JSON.parse(text) as Record_);
+  const record = text === "" ? undefined : (JSON.parse(text) as BuildRecord);
   if (record?.inputs === inputs && (await isExecutable(python))) {
     return { python, version: record.version, wheels, source: "cached", seconds: record.seconds };
   }
@@ -92,7 +93,7 @@ export async function ensurePythonEnv(
       what: "installing test/python/requirements.txt",
     });
     const seconds = Math.round((Date.now() - started) / 1000);
-    const made: Record_ = { inputs, version: base.version, seconds };
+    const made: BuildRecord = { inputs, version: base.version, seconds };
     await writeFile(join(dir, RECORD), `${JSON.stringify(made)}\n`);
     return { python, version: base.version, wheels, source: "built", seconds };
   } catch (error) {
