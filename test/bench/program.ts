@@ -8,11 +8,12 @@
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { TenantApi } from "../../provider/local-tenant/index.js";
+import { startTenantApi, type TenantApi } from "../../provider/local-tenant/index.js";
 import { newClientId, type SeedClient } from "../../provider/local-tenant/seed.js";
 import { installPackedPackage } from "../support/installed-package.js";
 import { PulumiProject } from "../support/pulumi.js";
 import { tenantConfig } from "../support/stack-config.js";
+import { RequestLog } from "./measure.js";
 
 const EXAMPLE = resolve(__dirname, "..", "..", "examples", "clients-from-data");
 
@@ -45,6 +46,21 @@ export function declaredClients(seeded: readonly SeedClient[], revised = false):
     clientId: String(client.client_id),
     description: `managed application ${i}${revised ? ", revised" : ""}`,
   }));
+}
+
+/** A tenant of `seeded` limited to `rateLimit`, and the log of its requests (measure.ts). */
+export async function startBenchTenant(
+  seeded: SeedClient[],
+  rateLimit: { rate: number; burst: number },
+): Promise<{ api: TenantApi; requests: RequestLog }> {
+  const requests = new RequestLog();
+  const api = await startTenantApi({
+    seed: { clients: seeded },
+    rateLimit,
+    onRequest: requests.record,
+    onAnswer: requests.answer,
+  });
+  return { api, requests };
 }
 
 /** The installed clients-from-data program. */

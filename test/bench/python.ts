@@ -16,8 +16,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
-import { startTenantApi, type TenantApi } from "../../provider/local-tenant/index.js";
-import type { SeedClient } from "../../provider/local-tenant/seed.js";
+import type { TenantApi } from "../../provider/local-tenant/index.js";
 import { packageSchema } from "../../provider/plugin/package-schema.js";
 import { writePythonSdk } from "../../provider/plugin/release/python-sdk.js";
 import { DEFAULT_NODE_LINE, findNodeRuntime } from "../support/node-runtimes.js";
@@ -25,9 +24,9 @@ import { selfContainedPlugin } from "../support/plugin-executable.js";
 import { isolatedCliEnv, PASSPHRASE } from "../support/pulumi.js";
 import { ensurePulumiCli } from "../support/pulumi-cli.js";
 import { ensurePythonEnv, freshVirtualEnv } from "../support/python-env.js";
-import { isManagement, median, RequestLog } from "./measure.js";
+import { isManagement, median, type RequestLog } from "./measure.js";
 import { pluginStack, yamlProgram } from "./plugin-stack.js";
-import { declaredClients, seedClients } from "./program.js";
+import { declaredClients, seedClients, startBenchTenant } from "./program.js";
 
 const CLIENTS = 200;
 const RATE = 10;
@@ -62,20 +61,6 @@ interface WholeUp {
   /** The run's start to the first management request, and the last one to the run's end. */
   readonly beforeSeconds?: number;
   readonly afterSeconds?: number;
-}
-
-/** A tenant of 200 seeded clients at the benchmark's rate, and the log of its requests. */
-async function benchTenant(
-  seeded: SeedClient[],
-): Promise<{ api: TenantApi; requests: RequestLog }> {
-  const requests = new RequestLog();
-  const api = await startTenantApi({
-    seed: { clients: seeded },
-    rateLimit: { rate: RATE, burst: BURST },
-    onRequest: requests.record,
-    onAnswer: requests.answer,
-  });
-  return { api, requests };
 }
 
 /**
@@ -141,7 +126,7 @@ async function pythonUps(work: string): Promise<WholeUp[]> {
   for (let run = 0; run < RUNS; run += 1) {
     const root = await mkdtemp(join(work, "run-"));
     const seeded = seedClients(CLIENTS);
-    const { api, requests } = await benchTenant(seeded);
+    const { api, requests } = await startBenchTenant(seeded, { rate: RATE, burst: BURST });
     try {
       const clients = join(root, "clients.json");
       await writeFile(clients, JSON.stringify(declaredClients(seeded)));
@@ -189,7 +174,7 @@ async function yamlUps(): Promise<WholeUp[]> {
   const results: WholeUp[] = [];
   for (let run = 0; run < RUNS; run += 1) {
     const seeded = seedClients(CLIENTS);
-    const { api, requests } = await benchTenant(seeded);
+    const { api, requests } = await startBenchTenant(seeded, { rate: RATE, burst: BURST });
     try {
       const program = yamlProgram("tenant-bench-yaml", declaredClients(seeded));
       const project = await pluginStack(api, "bench", program, {

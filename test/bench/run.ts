@@ -44,8 +44,7 @@ import { mkdir, stat, writeFile } from "node:fs/promises";
 import { availableParallelism, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { pageCountOf } from "../../provider/api/client-read-policy.js";
-import { startTenantApi, type TenantApi } from "../../provider/local-tenant/index.js";
-import type { SeedClient } from "../../provider/local-tenant/seed.js";
+import type { TenantApi } from "../../provider/local-tenant/index.js";
 import { selfContainedPlugin } from "../support/plugin-executable.js";
 import type { PulumiCommand, PulumiProject } from "../support/pulumi.js";
 import {
@@ -58,7 +57,7 @@ import {
   previewPassSeconds,
   programSeconds,
   providerStartSeconds,
-  RequestLog,
+  type RequestLog,
   startupSeconds,
   table,
   tailSeconds,
@@ -67,7 +66,13 @@ import {
   timeline,
 } from "./measure.js";
 import { pluginStack, yamlProgram } from "./plugin-stack.js";
-import { type BenchProgram, declaredClients, installBenchProgram, seedClients } from "./program.js";
+import {
+  type BenchProgram,
+  declaredClients,
+  installBenchProgram,
+  seedClients,
+  startBenchTenant,
+} from "./program.js";
 
 const CLIENTS = 200;
 const RATE = 10;
@@ -192,21 +197,6 @@ async function main(): Promise<void> {
   if (targets.some((t) => !t.met)) process.exitCode = 1;
 }
 
-/** A tenant of the 200 seeded clients at the benchmark's rate, and its request log. */
-async function startBenchTenant(seeded: SeedClient[]): Promise<{
-  api: TenantApi;
-  requests: RequestLog;
-}> {
-  const requests = new RequestLog();
-  const api = await startTenantApi({
-    seed: { clients: seeded },
-    rateLimit: { rate: RATE, burst: BURST },
-    onRequest: requests.record,
-    onAnswer: requests.answer,
-  });
-  return { api, requests };
-}
-
 /**
  * Scenarios 1 and 2 through the provider plugin: a YAML program declaring what the TypeScript
  * program declares, the plugin's self-contained executable installed from its release tarball, as
@@ -216,7 +206,7 @@ async function runPluginPath(): Promise<Figures[]> {
   const executable = await selfContainedPlugin();
   const tarball = { path: executable.tarball, version: executable.version };
   const seeded = seedClients(CLIENTS);
-  const { api, requests } = await startBenchTenant(seeded);
+  const { api, requests } = await startBenchTenant(seeded, { rate: RATE, burst: BURST });
   const figures: Figures[] = [];
   try {
     const project = await pluginStack(
@@ -258,7 +248,7 @@ async function runSequence(
   parallel: number,
 ): Promise<{ figures: Figures[]; extra: Extras }> {
   const seeded = seedClients(CLIENTS);
-  const { api, requests } = await startBenchTenant(seeded);
+  const { api, requests } = await startBenchTenant(seeded, { rate: RATE, burst: BURST });
   const figures: Figures[] = [];
   try {
     await program.declare(declaredClients(seeded));
