@@ -84,21 +84,29 @@ describe("the tenant example logged in by private key JWT", () => {
   );
 });
 
+/**
+ * Runs a preview of a key stack with `config` over its own, and asserts that it fails with
+ * `sentence` and sends nothing to the tenant. Returns the preview's output for further checks.
+ */
+async function expectRefusedAtPreview(config: ConfigValues, sentence: string): Promise<string> {
+  const s = await keyStack();
+  const preview = await s.run("preview", { config });
+  expect(preview.ok).toBe(false);
+  expect(preview.output).toContain(sentence);
+  expect(s.api.stats().total).toBe(0);
+  return preview.output;
+}
+
 describe("the refusals of a private key JWT login, each with its own sentence", () => {
   it(
     "fails at preview on a malformed PEM, naming the setting, with nothing sent",
     async () => {
-      const s = await keyStack();
       const broken = `-----BEGIN PRIVATE KEY-----\nMIIBroken\n-----END PRIVATE KEY-----\n`;
-      const preview = await s.run("preview", {
-        config: { "tenant:clientAssertionPrivateKey": { value: broken, secret: true } },
-      });
-      expect(preview.ok).toBe(false);
-      expect(preview.output).toContain(
+      const output = await expectRefusedAtPreview(
+        { "tenant:clientAssertionPrivateKey": { value: broken, secret: true } },
         "tenant:clientAssertionPrivateKey is not a readable PEM private key (its body is damaged or encrypted)",
       );
-      expect(preview.output).not.toContain("MIIBroken");
-      expect(s.api.stats().total).toBe(0);
+      expect(output).not.toContain("MIIBroken");
     },
     budget({ pulumi: 1 }),
   );
@@ -106,16 +114,11 @@ describe("the refusals of a private key JWT login, each with its own sentence", 
   it(
     "fails at preview on an algorithm the platform does not accept, with nothing sent",
     async () => {
-      const s = await keyStack();
-      const preview = await s.run("preview", {
-        config: { "tenant:clientAssertionSigningAlg": { value: "ES256" } },
-      });
-      expect(preview.ok).toBe(false);
-      expect(preview.output).toContain(
+      await expectRefusedAtPreview(
+        { "tenant:clientAssertionSigningAlg": { value: "ES256" } },
         'tenant:clientAssertionSigningAlg "ES256" is not an algorithm the platform accepts for ' +
           "client assertions; use one of RS256, RS384, PS256",
       );
-      expect(s.api.stats().total).toBe(0);
     },
     budget({ pulumi: 1 }),
   );
@@ -123,16 +126,12 @@ describe("the refusals of a private key JWT login, each with its own sentence", 
   it(
     "fails at preview with a client secret and a private key both set, with nothing sent",
     async () => {
-      const s = await keyStack();
-      const preview = await s.run("preview", {
-        config: { "tenant:clientSecret": { value: s.api.clientSecret, secret: true } },
-      });
-      expect(preview.ok).toBe(false);
-      expect(preview.output).toContain(
+      // A client secret beside the key the stack config already holds.
+      await expectRefusedAtPreview(
+        { "tenant:clientSecret": { value: "a-second-credential", secret: true } },
         "pulumi-tenant has more than one way of authenticating: tenant:clientSecret and " +
           "tenant:clientAssertionPrivateKey are both set",
       );
-      expect(s.api.stats().total).toBe(0);
     },
     budget({ pulumi: 1 }),
   );
