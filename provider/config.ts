@@ -1,7 +1,9 @@
+import { createHash } from "node:crypto";
 import type { PacingBudget } from "./api/pacing.js";
 import { budgetProblems, resolveBudget } from "./connection/budget.js";
 import {
   type Connection,
+  type ConnectionProblem,
   type ConnectionValues,
   connectionValues,
   givenCredentialProblems,
@@ -188,27 +190,70 @@ export function givenSettingProblems(
       problems.push({ name, message: (error as Error).message });
     }
   }
-  const given = stackValues(config, {});
-  for (const { setting, message } of [
-    ...givenCredentialProblems(given, STACK_CONFIG_NAMING),
-    ...budgetProblems(given, STACK_CONFIG_NAMING),
-  ]) {
+  for (const { setting, message } of stackSettingProblems(stackValues(config, {}))) {
     if (setting !== undefined) problems.push({ name: setting, message });
   }
   return problems;
+}
+
+/**
+ * The problems of the credentials and the budget that the stack config and the environment give
+ * together (a setting of the stack config hides its environment variable), one per setting: what
+ * `check` judges of them before any operation, as {@link stackSettingFailuresOnce} says.
+ */
+function stackSettingProblems(values: ConnectionValues): ConnectionProblem[] {
+  return [
+    ...givenCredentialProblems(values, STACK_CONFIG_NAMING),
+    ...budgetProblems(values, STACK_CONFIG_NAMING),
+  ];
+}
+
+/**
+ * What the environment adds to the problems of the settings `config` gives (a
+ * `TENANT_RATE_LIMIT_RESERVE` out of range, a `TENANT_API_TOKEN` beside the client secret `config`
+ * gives), each naming its setting: the plugin's `CheckConfig` reports them beside
+ * {@link givenSettingProblems}, so that a plugin process reports its settings in one place.
+ */
+export function environmentSettingProblems(
+  config: ConfigSource,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
+  const given = new Set(stackSettingProblems(stackValues(config, {})).map((p) => p.message));
+  return stackSettingProblems(stackValues(config, env))
+    .map(({ message }) => message)
+    .filter((message) => !given.has(message));
 }
 
 let configSource: ConfigSource | undefined;
 let cachedSettings: TenantSettings | undefined;
 let cachedTimeouts: Timeouts | undefined;
 let cachedStackValues: ConnectionValues | undefined;
+/** A hash of the stack values {@link useStackConfig} was last given: no second copy of a secret. */
+let stackFingerprint: string | undefined;
+/** Whether {@link stackSettingFailuresOnce} has reported the problems of those values. */
+let stackFailuresReported = false;
+
+/** A hash of `values`, which tells two stack configs apart without holding their secrets. */
+function fingerprintOf(values: ConnectionValues): string {
+  const text = JSON.stringify(CONNECTION_SETTINGS.map((setting) => values[setting] ?? null));
+  return createHash("sha256").update(text).digest("hex");
+}
 
 /**
  * Remembers the stack config the engine passed to a provider's `configure`. Synchronous on
  * purpose: the dynamic-provider host starts `configure` and may run another call of the same
  * provider before that promise settles, so nothing may happen after an `await` here.
+ *
+ * The host configures each resource kind's provider with the stack config, each time as a new
+ * object: only a config whose values differ from the last one's is a new run of checks, whose
+ * problems {@link stackSettingFailuresOnce} reports again.
  */
 export function useStackConfig(config: ConfigSource | undefined): void {
+  const fingerprint = fingerprintOf(stackValues(config, process.env));
+  if (fingerprint !== stackFingerprint) {
+    stackFingerprint = fingerprint;
+    stackFailuresReported = false;
+  }
   configSource = config;
   cachedSettings = undefined;
   cachedTimeouts = undefined;
@@ -216,21 +261,35 @@ export function useStackConfig(config: ConfigSource | undefined): void {
 }
 
 /**
- * The settings of the stack config and the environment that break their rules, as check
- * failures: every resource's `check` reports them, so that a bad `tenant:rateLimitReserve`, two
- * ways of authenticating or a private key that does not fit its algorithm fail `pulumi preview`
- * in the dynamic face too, naming the setting, without the credentials a preview does not need.
- * The failures name no input (`property` is empty): the setting is not one.
+ * The settings of the stack config and the environment that break their rules (a bad
+ * `tenant:rateLimitReserve`, two ways of authenticating, a private key that does not fit its
+ * algorithm), as check failures, once per process and stack config: the first resource's `check`
+ * after {@link useStackConfig} gets them, every later one none. So they fail `pulumi preview` in the
+ * dynamic face too, naming the setting, without the credentials a preview does not need, and the
+ * provider says each once per run, not in the check of every one of 200 resources.
+ *
+ * The other resources' checks pass, and the run still fails before any request is sent and
+ * applies nothing: the engine stops the deployment at the first resource whose check fails,
+ * before it creates, updates or deletes anything; and an operation that reaches the provider all
+ * the same (an engine that went on past a failed check) resolves its settings first
+ * ({@link settingsFor}), which throws a `TenantConfigError` naming the same setting before any
+ * request, for every resource that uses it (one whose `tenant` input gives the setting itself
+ * does not use the stack config's).
+ *
+ * A failure's `property` is empty: Pulumi prints a named property with the resource's input of
+ * that name (`property tenant:rateLimitReserve value {<nil>} has a problem`), and the setting is
+ * not an input; an empty one reads `resource 'web' has a problem: tenant:rateLimitReserve must
+ * be ...`, the reason naming the setting.
  */
-export function stackSettingFailures(): { property: string; reason: string }[] {
+export function stackSettingFailuresOnce(): { property: string; reason: string }[] {
+  if (stackFailuresReported) return [];
   cachedStackValues ??= stackValues(configSource, process.env);
-  return [
-    ...givenCredentialProblems(cachedStackValues, STACK_CONFIG_NAMING),
-    ...budgetProblems(cachedStackValues, STACK_CONFIG_NAMING),
-  ].map(({ message }) => ({
+  const failures = stackSettingProblems(cachedStackValues).map(({ message }) => ({
     property: "",
     reason: message,
   }));
+  stackFailuresReported = failures.length > 0;
+  return failures;
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   TENANT_INPUT_NAMING,
 } from "../provider/connection/parse.js";
 import { TenantConfigError } from "../provider/errors.js";
+import { ClientSettingsProvider } from "../provider/providers/client-settings.js";
 import { PushProviderSelectionProvider } from "../provider/providers/push-provider-selection.js";
 
 const stack = (values: Record<string, string>): ConfigSource => ({ get: (key) => values[key] });
@@ -247,24 +248,81 @@ describe("the pacing budget", () => {
     }
   });
 
-  it("fails every resource's check, naming the setting, when the stack config's is out of range", async () => {
-    const provider = new PushProviderSelectionProvider();
-    await provider.configure({ config: stack({ "tenant:maxRequestsPerSecond": "0" }) });
+  it("has no problem with settings not given or not known yet", () => {
+    expect(budgetProblems({ maxRequestsPerSecond: " " }, STACK_CONFIG_NAMING)).toEqual([]);
+  });
+});
+
+describe("a bad setting of the stack config at check", () => {
+  const CEILING_OF_0 = {
+    property: "",
+    reason: 'tenant:maxRequestsPerSecond must be a number of requests per second above 0 (got "0")',
+  };
+
+  /** Runs `body` with `config` as the stack config, then forgets it. */
+  async function withStack(
+    config: Record<string, string>,
+    body: (push: PushProviderSelectionProvider) => Promise<void>,
+  ): Promise<void> {
+    const push = new PushProviderSelectionProvider();
+    await push.configure({ config: stack(config) });
     try {
-      expect((await provider.check({}, { provider: "sns" })).failures).toEqual([
-        {
-          property: "",
-          reason:
-            'tenant:maxRequestsPerSecond must be a number of requests per second above 0 (got "0")',
-        },
-      ]);
+      await body(push);
     } finally {
       useStackConfig(undefined);
     }
+  }
+
+  it("fails the first resource's check, naming the setting, with no property", async () => {
+    await withStack({ "tenant:maxRequestsPerSecond": "0" }, async (push) => {
+      expect((await push.check({}, { provider: "sns" })).failures).toEqual([CEILING_OF_0]);
+    });
   });
 
-  it("has no problem with settings not given or not known yet", () => {
-    expect(budgetProblems({ maxRequestsPerSecond: " " }, STACK_CONFIG_NAMING)).toEqual([]);
+  it("is reported once per run, not at every resource's check", async () => {
+    await withStack({ "tenant:maxRequestsPerSecond": "0" }, async (push) => {
+      await push.check({}, { provider: "sns" });
+      expect((await push.check({}, { provider: "guardian" })).failures).toEqual([]);
+    });
+  });
+
+  it("is reported once across resource kinds, which the host configures with the same stack config", async () => {
+    const config = { "tenant:maxRequestsPerSecond": "0" };
+    await withStack(config, async (push) => {
+      await push.check({}, { provider: "sns" });
+      const clients = new ClientSettingsProvider();
+      await clients.configure({ config: stack({ ...config }) });
+      expect((await clients.check({}, { clientId: "abc" })).failures).toEqual([]);
+    });
+  });
+
+  it("is reported once more when the stack config changes", async () => {
+    await withStack({ "tenant:maxRequestsPerSecond": "0" }, async (push) => {
+      await push.check({}, { provider: "sns" });
+      const again = (await push.check({}, { provider: "sns" })).failures;
+      await push.configure({ config: stack({ "tenant:maxRequestsPerSecond": "-1" }) });
+      const changed = (await push.check({}, { provider: "sns" })).failures;
+      expect([again, changed]).toEqual([
+        [],
+        [{ ...CEILING_OF_0, reason: CEILING_OF_0.reason.replace('"0"', '"-1"') }],
+      ]);
+    });
+  });
+
+  it("passes a later resource's check, whose create still fails naming the setting before any request", async () => {
+    const config = {
+      "tenant:domain": "http://127.0.0.1:9",
+      "tenant:apiToken": "t",
+      "tenant:maxRequestsPerSecond": "0",
+    };
+    await withStack(config, async (push) => {
+      await push.check({}, { provider: "sns" });
+      const later = { __resourceName: "mfa-push", provider: "sns" };
+      expect((await push.check({}, later)).failures).toEqual([]);
+      await expect(push.create(later)).rejects.toThrowError(
+        new TenantConfigError(`PushProviderSelection "mfa-push": ${CEILING_OF_0.reason}`),
+      );
+    });
   });
 });
 

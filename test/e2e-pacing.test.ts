@@ -244,19 +244,21 @@ describe("a tenant a network away", () => {
 
 describe("a budget out of range", () => {
   it(
-    "fails the preview naming tenant:rateLimitReserve, and sends nothing",
+    "fails the preview naming tenant:rateLimitReserve once, and sends nothing",
     async () => {
-      const api = await tenant(2);
-      const managed = managedClients(2);
+      const api = await tenant(3);
+      const managed = managedClients(3);
       const s = await stack(api, managed, {
         config: { "tenant:rateLimitReserve": { value: "1" } },
       });
       const result = await s.run("preview");
       expect(result.ok).toBe(false);
-      expect(result.output).toContain(
-        "tenant:rateLimitReserve must be the share of the tenant's rate limit left to its other " +
-          'callers, from 0 (take everything) to below 1 (got "1")',
-      );
+      const problem =
+        "has a problem: tenant:rateLimitReserve must be the share of the tenant's rate limit left " +
+        'to its other callers, from 0 (take everything) to below 1 (got "1")';
+      // Once among the run's diagnostics (the progress display shows the same line above them).
+      const diagnostics = result.output.split("Diagnostics:")[1] ?? "";
+      expect(diagnostics.split(problem).length - 1, result.output).toBe(1);
       expect(api.stats().api).toBe(0);
     },
     budget({ pulumi: 1 }),

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Props } from "../provider/json.js";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { isSecret, secret } from "../provider/plugin/engine-values.js";
 import { PluginFace, parseUrn } from "../provider/plugin/plugin-face.js";
@@ -236,5 +237,41 @@ describe("the plugin face", () => {
       },
     ]);
     expect(face.checkConfig({ rateLimitReserve: 0, maxRequestsPerSecond: 4 }).failures).toEqual([]);
+  });
+
+  describe("with TENANT_RATE_LIMIT_RESERVE out of range", () => {
+    let saved: string | undefined;
+    beforeEach(() => {
+      saved = process.env.TENANT_RATE_LIMIT_RESERVE;
+      process.env.TENANT_RATE_LIMIT_RESERVE = "1";
+    });
+    afterEach(() => {
+      if (saved === undefined) delete process.env.TENANT_RATE_LIMIT_RESERVE;
+      else process.env.TENANT_RATE_LIMIT_RESERVE = saved;
+    });
+
+    it("reports the environment's bad reserve at CheckConfig, naming the setting, with no property", () => {
+      const face = new PluginFace({} as never);
+      expect(face.checkConfig({}).failures).toEqual([
+        {
+          property: "",
+          reason:
+            'tenant:rateLimitReserve must be the share of the tenant\'s rate limit left to its other callers, from 0 (take everything) to below 1 (got "1")',
+        },
+      ]);
+    });
+
+    it("reports it at the first resource's check only, should a resource be checked", async () => {
+      const face = await configuredFace();
+      const first = await face.check(urn("ClientSettings", "web"), {}, { clientId: WEB });
+      const second = await face.check(urn("ClientSettings", "portal"), {}, { clientId: WEB });
+      expect([first.failures.length, second.failures]).toEqual([1, []]);
+    });
+
+    it("lets a provider's own reserve hide the environment's bad one", () => {
+      const face = new PluginFace({} as never);
+      const failures = (given: Props) => face.checkConfig(given).failures.length;
+      expect([failures({}), failures({ rateLimitReserve: 0.5 })]).toEqual([1, 0]);
+    });
   });
 });

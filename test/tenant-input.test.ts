@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Props } from "../provider/json.js";
 import { startTenantApi, type TenantApi } from "../provider/local-tenant/index.js";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
@@ -143,6 +143,30 @@ describe("operations with a tenant input", () => {
         "https:// (http:// is accepted only for 127.0.0.0/8, ::1 and localhost, i.e. the local " +
         "tenant API)",
     );
+  });
+});
+
+describe("the budget of a tenant input", () => {
+  it("tells once, naming the resource, that the more polite budget holds when its input asks for a reserve of 0", async () => {
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stderr, "write").mockImplementation((text) => {
+      lines.push(String(text));
+      return true;
+    });
+    try {
+      const takeAll = { ...connection(production), rateLimitReserve: 0 };
+      await clients.create(inputs.portal(production));
+      await push.create({ ...inputs.push(production), tenant: takeAll });
+      await push.read(new URL(production.domain).host, {
+        ...inputs.push(production),
+        tenant: takeAll,
+      });
+    } finally {
+      write.mockRestore();
+    }
+    expect(lines.filter((line) => line.includes("polite"))).toEqual([
+      `pulumi-tenant: PushProviderSelection "mfa-push" asks ${production.domain} for rateLimitReserve 0, but others of this run keep 0.25; the more polite budget holds for all of them\n`,
+    ]);
   });
 });
 

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { OperationContext } from "../provider/api/client.js";
-import { DEFAULT_PACING_BUDGET } from "../provider/api/pacing.js";
+import { DEFAULT_PACING_BUDGET, type PacingBudget } from "../provider/api/pacing.js";
 import { getTenantClient } from "../provider/api/tenants.js";
 import type { Credentials, TenantSettings } from "../provider/config.js";
 import { TenantTimeoutError } from "../provider/errors.js";
@@ -10,7 +10,8 @@ import { type ScriptedServer, startScriptedServer } from "./support/scripted-ser
 /**
  * Two tenants in one provider process (as two tenant inputs in one program) never share a rate
  * limiter, a token or a retry: the process-wide registry (`getTenantClient`) keys limiters by
- * origin and clients by origin and credentials.
+ * origin and clients by origin and credentials. Resources of one tenant share its limiter, and
+ * one that asks for a less polite budget than the one that holds is told so once.
  */
 
 const SELECTION = "/guardian/factors/push-notification/selected-provider";
@@ -147,5 +148,80 @@ describe("the tenant client registry", () => {
       // A token of the other tenant would have been refused (each signs its own) with a 401.
       expect(api.stats().byStatus["401"]).toBeUndefined();
     }
+  });
+});
+
+describe("the budget the resources of one tenant share", () => {
+  /** The lines the registry writes to stderr while `body` runs. */
+  function said(body: () => void): string[] {
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stderr, "write").mockImplementation((text) => {
+      lines.push(String(text));
+      return true;
+    });
+    try {
+      body();
+    } finally {
+      write.mockRestore();
+    }
+    return lines;
+  }
+
+  /** Settings of the tenant at `origin` that ask for `budget`. */
+  function asking(origin: string, budget: PacingBudget): TenantSettings {
+    return { ...settings(origin, { kind: "apiToken", token: "t" }), budget };
+  }
+
+  const TAKE_ALL: PacingBudget = { reserveShare: 0, maxRequestsPerSecond: undefined };
+
+  it("tells once, naming the resource, that the more polite budget holds when one asks for a reserve of 0 beside one on the default", () => {
+    const origin = "https://reserve-first.example";
+    const lines = said(() => {
+      getTenantClient(asking(origin, TAKE_ALL), 'ClientSettings "fast"');
+      getTenantClient(asking(origin, DEFAULT_PACING_BUDGET), 'ClientSettings "web"');
+      getTenantClient(asking(origin, TAKE_ALL), 'ClientSettings "faster"');
+      getTenantClient(asking(origin, DEFAULT_PACING_BUDGET), 'ClientSettings "portal"');
+    });
+    expect(lines).toEqual([
+      'pulumi-tenant: ClientSettings "fast" asks https://reserve-first.example for rateLimitReserve 0, but others of this run keep 0.25; the more polite budget holds for all of them\n',
+    ]);
+  });
+
+  it("names the resource that asks for less after the more polite budget reached the tenant", () => {
+    const origin = "https://reserve-later.example";
+    const lines = said(() => {
+      getTenantClient(asking(origin, DEFAULT_PACING_BUDGET), 'ClientSettings "web"');
+      getTenantClient(asking(origin, TAKE_ALL), 'PushProviderSelection "mfa-push"');
+    });
+    expect(lines).toEqual([
+      'pulumi-tenant: PushProviderSelection "mfa-push" asks https://reserve-later.example for rateLimitReserve 0, but others of this run keep 0.25; the more polite budget holds for all of them\n',
+    ]);
+  });
+
+  it("names the reserve and the ceiling that gave way in one sentence", () => {
+    const origin = "https://ceiling.example";
+    const lines = said(() => {
+      getTenantClient(
+        asking(origin, { reserveShare: 0.25, maxRequestsPerSecond: 5 }),
+        'ClientSettings "web"',
+      );
+      getTenantClient(asking(origin, TAKE_ALL), 'ClientSettings "fast"');
+    });
+    expect(lines).toEqual([
+      'pulumi-tenant: ClientSettings "fast" asks https://ceiling.example for rateLimitReserve 0 and no maxRequestsPerSecond, but others of this run keep 0.25 and 5; the more polite budget holds for all of them\n',
+    ]);
+  });
+
+  it("tells only the tenant whose budget gave way, not one whose resources ask for the same", () => {
+    const agreeing = "https://same-budget.example";
+    const lines = said(() => {
+      getTenantClient(asking(agreeing, TAKE_ALL), 'ClientSettings "a"');
+      getTenantClient(asking(agreeing, TAKE_ALL), 'ClientSettings "b"');
+      getTenantClient(asking("https://gave-way.example", DEFAULT_PACING_BUDGET), "web");
+      getTenantClient(asking("https://gave-way.example", TAKE_ALL), 'ClientSettings "c"');
+    });
+    expect(lines).toEqual([
+      'pulumi-tenant: ClientSettings "c" asks https://gave-way.example for rateLimitReserve 0, but others of this run keep 0.25; the more polite budget holds for all of them\n',
+    ]);
   });
 });

@@ -14,20 +14,36 @@ import { type OperationContext, TenantApiClient } from "./client.js";
 import { ClientReadPass } from "./client-read-pass.js";
 import { clientReadTransport } from "./client-requests.js";
 import { TenantRateLimiter } from "./rate-limiter.js";
+import { SharedBudget } from "./shared-budget.js";
 
 /** One rate limiter per tenant (origin); one API client, with its token cache, per credentials. */
 const limiters = new Map<string, TenantRateLimiter>();
 const clients = new Map<string, TenantApiClient>();
+/** The budgets asked of each tenant (origin), to tell once when one gives way. */
+const budgets = new Map<string, SharedBudget>();
+
+/**
+ * Where the run's info lines go, the limiter's reports of long waits and the budget that gave way
+ * alike: stderr, which the engine shows as info of the run in both faces (the provider's stdout is
+ * the engine's channel) and the commands use for progress.
+ */
+function report(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
 
 /**
  * The shared client for these settings: one per tenant and credentials, created on first use.
  * The credentials enter the key only as a hash, so the registry holds no second copy of a secret.
+ * The settings' budget joins the tenant's limiter; when it, or one asked before, gives way to a more
+ * polite one, the run is told once per tenant, naming `who` asked for less (`ClientSettings "web"`;
+ * `a resource` when not given).
  */
-export function getTenantClient(settings: TenantSettings): TenantApiClient {
+export function getTenantClient(settings: TenantSettings, who?: string): TenantApiClient {
   const { credentials } = settings;
   const key = `${settings.origin} ${identityOf(credentials)} ${settings.requestTimeoutMs}`;
   const limiter = limiterOf(settings);
   limiter.useBudget(settings.budget);
+  tellGivenWay(settings, who);
   let client = clients.get(key);
   if (!client) {
     client = new TenantApiClient(settings, { limiter });
@@ -57,11 +73,21 @@ function identityOf(credentials: TenantSettings["credentials"]): string {
   }
 }
 
+/** Records that `who` asks the settings' budget of their tenant, and says what gave way, once. */
+function tellGivenWay(settings: TenantSettings, who: string | undefined): void {
+  let shared = budgets.get(settings.origin);
+  if (shared === undefined) {
+    shared = new SharedBudget(settings.origin);
+    budgets.set(settings.origin, shared);
+  }
+  const sentence = shared.ask(settings.budget, who);
+  if (sentence !== undefined) report(sentence);
+}
+
 /**
  * The tenant's limiter, with the budget of the settings that first reached it; later settings
- * tighten it ({@link TenantRateLimiter.useBudget}). Its reports of long waits go to stderr, which
- * the engine shows as info of the run (the provider's stdout is the engine's channel) and the
- * commands use for progress.
+ * tighten it ({@link TenantRateLimiter.useBudget}). Its reports of long waits go to
+ * {@link report}.
  */
 function limiterOf(settings: TenantSettings): TenantRateLimiter {
   let limiter = limiters.get(settings.origin);
@@ -69,7 +95,7 @@ function limiterOf(settings: TenantSettings): TenantRateLimiter {
     limiter = new TenantRateLimiter({
       budget: settings.budget,
       origin: settings.origin,
-      report: (line) => process.stderr.write(`${line}\n`),
+      report,
     });
     if (limiters.size === 0) {
       // The long waits of the run's last stretch (fewer than 30 s since the last report) are

@@ -9,7 +9,12 @@
  */
 
 import type * as pulumi from "@pulumi/pulumi";
-import { CONFIG_KEYS, type ConfigSource, givenSettingProblems } from "../config.js";
+import {
+  CONFIG_KEYS,
+  type ConfigSource,
+  environmentSettingProblems,
+  givenSettingProblems,
+} from "../config.js";
 import type { Props } from "../json.js";
 import { isUnknown } from "../schema/unknown.js";
 import { PACKAGE_NAME } from "./package-schema.js";
@@ -38,10 +43,20 @@ export function configSource(args: Props): ConfigSource {
 /**
  * What is wrong with the settings a provider was given (`CheckConfig`), one failure per setting,
  * named as the provider's input (`domain`); see {@link givenSettingProblems} for what is judged.
+ * What the `TENANT_*` environment adds to them (a `TENANT_RATE_LIMIT_RESERVE` out of range, a second
+ * way of authenticating) is reported here too, with no property: it is not an input, and Pulumi
+ * prints a named property with the input's value. So a plugin process reports its settings once,
+ * here, and the engine stops before any resource's check or operation; the resources' checks
+ * would otherwise report the environment's at the first of them
+ * (`config.ts`'s `stackSettingFailuresOnce`).
  */
 export function configFailures(args: Props): pulumi.dynamic.CheckFailure[] {
-  return givenSettingProblems(configSource(args)).map(({ name, message }) => ({
-    property: inputName(CONFIG_KEYS[name].key),
-    reason: message,
-  }));
+  const source = configSource(args);
+  return [
+    ...givenSettingProblems(source).map(({ name, message }) => ({
+      property: inputName(CONFIG_KEYS[name].key),
+      reason: message,
+    })),
+    ...environmentSettingProblems(source).map((reason) => ({ property: "", reason })),
+  ];
 }

@@ -2,7 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import {
   type ConfigSource,
   configuredOrigin,
-  stackSettingFailures,
+  stackSettingFailuresOnce,
   useStackConfig,
 } from "../config.js";
 import { type ConnectionChange, connectionChange } from "../connection/change.js";
@@ -62,12 +62,13 @@ export abstract class TenantProviderBase {
   }
 
   /**
-   * The inputs' failures, and those of the stack config's pacing and credential settings (which
-   * a preview judges: {@link stackSettingFailures}).
+   * The inputs' failures, and, at the first resource checked of a run only, those of the stack
+   * config's pacing and credential settings, which a preview judges: the other resources' checks
+   * leave them out, and the run still fails before any request ({@link stackSettingFailuresOnce}).
    */
   check(_olds: unknown, news: Props): Promise<pulumi.dynamic.CheckResult> {
     const checked = checkInputs(this.kind, news);
-    const config = stackSettingFailures();
+    const config = stackSettingFailuresOnce();
     if (config.length === 0) return Promise.resolve(checked);
     return Promise.resolve({ ...checked, failures: [...checked.failures, ...config] });
   }

@@ -70,7 +70,7 @@ export async function runOperation<T>(
     const settings = settingsFor(props[TENANT_KEY]);
     return await body({
       context: startOperation(settings, resource),
-      client: getTenantClient(settings),
+      client: getTenantClient(settings, resource),
       settings,
     });
   } catch (error) {
