@@ -169,32 +169,36 @@ describe("an up beside a production back end", () => {
   );
 
   it(
-    "retries the 429s it meets when production takes the reserve too, and converges",
+    "converges beside production that takes the whole bucket every two seconds",
     async () => {
-      // Production takes the whole bucket every two seconds: whatever the provider counted on,
-      // some of its requests meet an empty bucket.
+      // Whatever the provider counted on, a burst can empty the bucket under requests already on
+      // their way; those 429s are retried (test/api-client.test.ts, "retries a 429 after the time
+      // the server asked for"). Whether any request meets one depends on where the bursts fall:
+      // the count of the others' requests on the way often dodges them all, so none is required.
       const api = await tenant(30, { backgroundLoad: { rate: 10, burst: 20 } });
       const managed = managedClients(30);
       const result = await (await stack(api, managed)).run("up");
       expect(result.error, result.output).toBeUndefined();
       expect(converged(api, managed)).toBe(true);
-      expect(api.stats().byStatus["429"]).toBeGreaterThan(0);
       expect(writesTo(api)).toBeGreaterThanOrEqual(30);
     },
     budget({ pulumi: 1 }, { pulumiOperation: RUN_MS }),
   );
 });
 
-describe("a tenant a network away", () => {
-  /** 50 ms each way: a 100 ms round trip, as from a pipeline to a tenant in another region. */
-  const DISTANT = { minMs: 50 };
+/**
+ * Round trips to the tenant: loopback; 100 ms, as from a pipeline to a tenant in another region;
+ * 300 ms, across the world or through a slow proxy. Half each way.
+ */
+describe.each([0, 100, 300])("a tenant a network away: a %i ms round trip", (roundTripMs) => {
+  const DISTANT = roundTripMs === 0 ? undefined : { minMs: roundTripMs / 2 };
   /** Production reading 3/s in bursts of 3, through the same delay. */
   const BURSTY = { rate: 3, burst: 3 };
   /** The default reserve of a bucket of 20, less production's burst of 3 it may find it at. */
   const FLOOR = 5 - BURSTY.burst;
 
   it(
-    "leaves bursty production without a 429 at a 100 ms round trip while 60 ClientSettings converge, with few 429s of its own and the bucket kept at the reserve less production's burst",
+    "leaves bursty production without a 429 while 60 ClientSettings converge, with few 429s of its own and the bucket kept at the reserve less production's burst",
     async () => {
       const api = await tenant(60, { backgroundLoad: BURSTY, networkDelay: DISTANT });
       const managed = managedClients(60);
@@ -203,7 +207,7 @@ describe("a tenant a network away", () => {
       expect(converged(api, managed)).toBe(true);
       const stats = api.stats();
       process.stdout.write(
-        `one up at a 100 ms round trip: production's 429s ${stats.background.refused} of ${stats.background.total}, ` +
+        `one up at a ${roundTripMs} ms round trip: production's 429s ${stats.background.refused} of ${stats.background.total}, ` +
           `the run's own 429s ${stats.byStatus["429"] ?? 0}, the bucket's lowest level ${stats.bucketLowest?.toFixed(2)}\n`,
       );
       expect(stats.background.total).toBeGreaterThan(0);
@@ -215,7 +219,7 @@ describe("a tenant a network away", () => {
   );
 
   it(
-    "leaves bursty production without a 429 at a 100 ms round trip beside three ups of other stacks at once, which retry the few 429s they meet",
+    "leaves bursty production without a 429 beside three ups of other stacks at once, with few 429s of their own and the bucket never dry",
     async () => {
       const api = await tenant(90, { backgroundLoad: BURSTY, networkDelay: DISTANT });
       const parts = [0, 1, 2].map((n) => managedClients(30, 30 * n));
@@ -226,16 +230,18 @@ describe("a tenant a network away", () => {
       for (const result of results) expect(result.error, result.output).toBeUndefined();
       expect(parts.every((managed) => converged(api, managed))).toBe(true);
       const stats = api.stats();
-      expect(stats.background.refused).toBe(0);
-      expect(stats.byStatus["429"] ?? 0).toBeLessThanOrEqual(15);
-      // Three runs still take the bucket below the reserve between their answers (each sees only
-      // its own requests in flight): docs/decisions.md, "Sharing the rate limit". The lowest
-      // level is reported, not yet held to the reserve.
-      expect(stats.bucketLowest).not.toBeNull();
       process.stdout.write(
-        `three ups at a 100 ms round trip: production's 429s ${stats.background.refused} of ${stats.background.total}, ` +
+        `three ups at a ${roundTripMs} ms round trip: production's 429s ${stats.background.refused} of ${stats.background.total}, ` +
           `the runs' own 429s ${stats.byStatus["429"] ?? 0}, the bucket's lowest level ${stats.bucketLowest?.toFixed(2)}\n`,
       );
+      expect(stats.background.total).toBeGreaterThan(0);
+      expect(stats.background.refused).toBe(0);
+      expect(stats.byStatus["429"] ?? 0).toBeLessThanOrEqual(3);
+      // The bucket never ran dry. In the simulation three runs keep it at the reserve less
+      // production's burst (FLOOR); under three real CLIs on a 2-core machine, whose event loops
+      // send a request some time after deciding it, it went from 0.8 to 3.8 tokens over runs:
+      // docs/decisions.md, "Sharing the rate limit".
+      expect(stats.bucketLowest).toBeGreaterThan(0);
     },
     // The three ups run at once, so the test's steps take one up's bound (and its commands).
     budget({ pulumi: 3 }, { pulumiOperation: RUN_MS }),

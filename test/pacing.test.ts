@@ -6,6 +6,7 @@ import {
   describeHolds,
   mainCause,
   nextWindow,
+  othersInFlight,
   othersRate,
   type PacingBudget,
   politest,
@@ -32,6 +33,7 @@ function view(
     refillRate: 10,
     room: 19,
     inFlight: 1,
+    othersInFlight: 0,
     window: 4,
     lastStartAt: undefined,
     ...overrides,
@@ -67,6 +69,20 @@ describe("decideStart", () => {
       waitMs: 50,
       heldBy: "reserve",
     });
+  });
+
+  it("holds a request until the reserve is whole once the other callers' requests on the way have landed", () => {
+    // 9 tokens, a reserve of 5, 4 of the others' requests on the way: 10 are needed, 1 s at 1/s.
+    expect(
+      decideStart(view({ tokens: 9, refillRate: 1, othersInFlight: 4 }), DEFAULT_PACING_BUDGET, 0),
+    ).toEqual({
+      go: false,
+      waitMs: 1000,
+      heldBy: "reserve",
+    });
+    expect(
+      decideStart(view({ tokens: 10, refillRate: 1, othersInFlight: 4 }), DEFAULT_PACING_BUDGET, 0),
+    ).toEqual({ go: true });
   });
 
   it("says the bucket holds a request when the tenant has no token at all", () => {
@@ -149,7 +165,7 @@ describe("othersRate", () => {
     expect(
       othersRate(
         { sentAt: 0, remaining: 5, started: 1 },
-        { sentAt: 900, remaining: 5, started: 9 },
+        { sentAt: 400, remaining: 5, started: 5 },
         10,
       ),
     ).toBeUndefined();
@@ -170,6 +186,38 @@ describe("othersRate", () => {
         2,
       ),
     ).toBe(2);
+  });
+});
+
+describe("othersInFlight", () => {
+  const tenant = { others: 4, roundTripMs: 300, inFlight: 1 };
+
+  it("is what the other callers' rate sends in a round trip", () => {
+    expect(othersInFlight(tenant, 20, DEFAULT_PACING_BUDGET)).toBeCloseTo(3);
+  });
+
+  it("is at least three times this run's own requests in flight, whatever the rate read", () => {
+    expect(othersInFlight({ ...tenant, others: 0, inFlight: 2 }, 20, DEFAULT_PACING_BUDGET)).toBe(
+      6,
+    );
+  });
+
+  it("is at least one while the others take anything, however short the round trip", () => {
+    expect(
+      othersInFlight({ others: 0.5, roundTripMs: 1, inFlight: 0 }, 20, DEFAULT_PACING_BUDGET),
+    ).toBe(1);
+    expect(
+      othersInFlight({ others: 0, roundTripMs: 1, inFlight: 0 }, 20, DEFAULT_PACING_BUDGET),
+    ).toBe(0);
+  });
+
+  it("is 0 without a reserve, as the provider paced before the reserve existed", () => {
+    expect(othersInFlight(tenant, 20, TAKE_EVERYTHING)).toBe(0);
+  });
+
+  it("is 0 for a tenant that gives no figures, or before the first answer", () => {
+    expect(othersInFlight(tenant, Number.POSITIVE_INFINITY, DEFAULT_PACING_BUDGET)).toBe(0);
+    expect(othersInFlight(tenant, undefined, DEFAULT_PACING_BUDGET)).toBe(0);
   });
 });
 

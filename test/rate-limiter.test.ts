@@ -495,7 +495,7 @@ describe("TenantRateLimiter with a reserve", () => {
   );
 
   it.each([0, 50, 150])(
-    "gives production in bursts no 429 beside three runs of 70 at %i ms each way, and the runs few 429s of their own",
+    "gives production in bursts no 429 beside three runs of 70 at %i ms each way, the runs none of their own, and keeps the bucket at the reserve less production's burst",
     async (oneWayMs) => {
       const result = await shareTenant(bursty, {
         runs: 3,
@@ -505,16 +505,19 @@ describe("TenantRateLimiter with a reserve", () => {
         oneWayMs,
       });
       expect(result.backgroundRejected).toBe(0);
-      expect(result.ownRejected).toBeLessThanOrEqual(10);
-      expect(result.seconds / floor(210, bursty)).toBeLessThan(1.2);
+      expect(result.ownRejected).toBe(0);
+      // Within the refill's floating-point sums: at 0 ms the bucket touched 2 tokens exactly.
+      expect(result.lowest).toBeGreaterThan(5 - 3 - 1e-9);
+      expect(result.seconds / floor(210, bursty)).toBeLessThan(1.15);
     },
   );
 
-  // Not yet: three runs at once still take the bucket to 0 between their answers (each sees
-  // only its own requests in flight) and share it unevenly (the slowest 1.21 to 2.05 x the fastest);
-  // docs/decisions.md, "Sharing the rate limit", gives the figures.
+  // Not yet: three runs share what production leaves unevenly (the slowest 1.56 to 1.94 x the
+  // fastest at 0 to 150 ms each way): a run that falls behind waits on a refill its answers say
+  // the others take, and sends nothing that would tell it otherwise; docs/decisions.md, "Sharing
+  // the rate limit", gives the figures and what was tried.
   it.fails.each([0, 50, 150])(
-    "keeps the bucket at the reserve less production's burst beside three runs at %i ms each way, the slowest within 1.2 x the fastest",
+    "shares the tenant fairly among three runs at %i ms each way: the slowest within 1.2 x the fastest",
     async (oneWayMs) => {
       const result = await shareTenant(bursty, {
         runs: 3,
@@ -523,7 +526,6 @@ describe("TenantRateLimiter with a reserve", () => {
         budget: DEFAULT_PACING_BUDGET,
         oneWayMs,
       });
-      expect(result.lowest).toBeGreaterThanOrEqual(5 - 3);
       const times = result.runSeconds;
       expect(Math.max(...times) / Math.min(...times)).toBeLessThanOrEqual(1.2);
     },

@@ -21,6 +21,7 @@ import {
   mainCause,
   nextWindow,
   OTHERS_SPAN_MS,
+  othersInFlight,
   othersRate,
   type PacingBudget,
   politest,
@@ -68,6 +69,11 @@ export interface PacingState {
   readonly lastStartAt: number | undefined;
   /** What the latest answer said was left, for the report. */
   readonly lastRemaining: number | undefined;
+  /**
+   * The round trip to the tenant as this process sees it, in ms: from a request's start to its
+   * answer, averaged over the latest answers; 0 before the first.
+   */
+  readonly roundTripMs: number;
   /** The answers synchronised on within the last {@link OTHERS_SPAN_MS}, oldest first. */
   readonly anchors: readonly Anchor[];
   /** Requests allowed in flight before an answer has told the bucket size. */
@@ -137,6 +143,7 @@ export function initialPacingState(options: {
     started: 0,
     lastStartAt: undefined,
     lastRemaining: undefined,
+    roundTripMs: 0,
     anchors: [],
     initialConcurrency: options.initialConcurrency,
     holds: [],
@@ -204,6 +211,8 @@ function answered(
     tokens = Number.POSITIVE_INFINITY;
   }
   const rate = learnedRate(state.rate, limit, remaining, reset, ticket.sentAt);
+  const roundTripMs =
+    event.ticket === undefined ? state.roundTripMs : nextRoundTrip(state, event.at - ticket.sentAt);
   if (remaining !== undefined && remaining >= 0) {
     // Answers come back out of order: one to an earlier request tells of an older, fuller bucket.
     const latest = anchors.at(-1);
@@ -231,7 +240,16 @@ function answered(
         : // A tenant that gives no figures: nothing for the window to read, so it does not throttle.
           Number.POSITIVE_INFINITY;
   if (status === 429) tokens = Math.min(tokens, -inFlight.length);
-  return { ...fresh, limit, rate, others, tokens, window, lastRemaining, anchors };
+  return { ...fresh, limit, rate, others, tokens, window, lastRemaining, anchors, roundTripMs };
+}
+
+/**
+ * The round trip after one more answer that took `ms`: a moving average that weighs the latest
+ * answer a fifth, so that one slow answer does not double the other callers' requests counted on
+ * the network ({@link othersInFlight}); the first answer's time as it is.
+ */
+function nextRoundTrip(state: PacingState, ms: number): number {
+  return state.roundTripMs === 0 ? ms : 0.8 * state.roundTripMs + 0.2 * ms;
 }
 
 /**
@@ -271,6 +289,11 @@ function released(
         refillRate: refillRate(s.rate, s.others, s.budget),
         room: (s.limit ?? s.initialConcurrency) - s.inFlight.length,
         inFlight: s.inFlight.length,
+        othersInFlight: othersInFlight(
+          { others: s.others, roundTripMs: s.roundTripMs, inFlight: s.inFlight.length },
+          s.limit,
+          s.budget,
+        ),
         window: s.window,
         lastStartAt: s.lastStartAt,
       },

@@ -92,6 +92,11 @@ export interface BucketView {
   readonly room: number;
   /** This process's requests in flight. */
   readonly inFlight: number;
+  /**
+   * The other callers' requests that will reach the tenant before this one and that no answer has
+   * told of yet ({@link othersInFlight}): they take tokens too, so the request needs them on top.
+   */
+  readonly othersInFlight: number;
   /** How many of them may be in flight at once ({@link nextWindow}). */
   readonly window: number;
   /** When this process's last request went out (ms since the epoch); undefined before the first. */
@@ -118,9 +123,10 @@ export type StartDecision =
  *   after the last request of this process;
  * - the window: no more requests in flight than {@link BucketView.window}, nor more than leave
  *   the bucket room for the reserve ({@link BucketView.room}); only an answer ends such a wait;
- * - the bucket: the request must leave at least the reserve ({@link BucketView.reserve}) of tokens,
- *   so it needs `1 + reserve` tokens. Held by "reserve" when it would have had a token without
- *   one, by "bucket" when the tenant itself has none.
+ * - the bucket: the request must leave at least the reserve ({@link BucketView.reserve}) of tokens
+ *   once the other callers' requests already on the network have landed, so it needs
+ *   `1 + reserve + othersInFlight` tokens. Held by "reserve" when it would have had a token
+ *   without them, by "bucket" when the tenant itself has none.
  */
 export function decideStart(view: BucketView, budget: PacingBudget, now: number): StartDecision {
   const { reserve } = view;
@@ -129,7 +135,7 @@ export function decideStart(view: BucketView, budget: PacingBudget, now: number)
     ceiling === undefined || view.lastStartAt === undefined
       ? 0
       : view.lastStartAt + 1000 / ceiling - now;
-  const missing = 1 + reserve - view.tokens;
+  const missing = 1 + reserve + view.othersInFlight - view.tokens;
   const bucketWait = missing <= 0 ? 0 : Math.ceil((missing / view.refillRate) * 1000);
   // Only an answer can end these waits: no timer, no polling.
   if (view.inFlight >= view.window || 1 + reserve > view.room) {
@@ -204,15 +210,25 @@ export interface Anchor {
 export const OTHERS_SPAN_MS = 2000;
 
 /**
+ * The shortest span {@link othersRate} reads: half a second, so that runs which start together
+ * see each other within their first burst (with a second, three runs at once took the bucket to
+ * 0.4 token in test/rate-limiter.test.ts's simulation; docs/decisions.md, "Sharing the rate
+ * limit"). Its rounding is coarser (up to 4 requests/s), which only makes the first estimates
+ * cautious or bold for the second and a half until the span is whole; {@link othersInFlight}
+ * does not rely on them alone.
+ */
+const OTHERS_MIN_SPAN_MS = 500;
+
+/**
  * The rate at which the tenant's other callers took tokens between two answers, from what the
  * bucket should have held had only this process used it: `from.remaining` plus the refill, less
  * this process's requests in between, against `to.remaining`. Never below 0 nor above the
- * tenant's rate. Undefined when the span is shorter than half of {@link OTHERS_SPAN_MS} (too
- * coarse to read).
+ * tenant's rate. Undefined when the span is shorter than {@link OTHERS_MIN_SPAN_MS} (too coarse to
+ * read).
  */
 export function othersRate(from: Anchor, to: Anchor, rate: number): number | undefined {
   const seconds = (to.sentAt - from.sentAt) / 1000;
-  if (seconds * 1000 < OTHERS_SPAN_MS / 2) return undefined;
+  if (seconds * 1000 < OTHERS_MIN_SPAN_MS) return undefined;
   const own = to.started - from.started;
   const taken = (from.remaining + rate * seconds - own - to.remaining) / seconds;
   return Math.min(rate, Math.max(0, taken));
@@ -229,6 +245,37 @@ export function othersRate(from: Anchor, to: Anchor, rate: number): number | und
 export function refillRate(rate: number, others: number, budget: PacingBudget): number {
   if (budget.reserveShare === 0) return rate;
   return Math.max(rate / 10, rate - others);
+}
+
+/**
+ * How many runs like this one a run counts on having requests out at once, beside it: with
+ * three, three runs at once kept the bucket at the reserve less production's burst at 0 to
+ * 150 ms each way in the simulation; with two, they took it to 0 (docs/decisions.md, "Sharing
+ * the rate limit").
+ */
+const RUNS_ALIKE = 3;
+
+/**
+ * The other callers' requests already on their way that the latest answer did not count, which
+ * will take tokens before a request sent now reaches the tenant: answers tell what the others
+ * took a round trip ago, never what they have on the network now. At least what their rate
+ * ({@link othersRate}) sends in a round trip; at least {@link RUNS_ALIKE} times this process's
+ * own requests in flight, since runs that start together ramp up together, faster than a rate
+ * read over half a second can follow (at 150 ms each way, two others had 16 requests out while
+ * their rate read 4 a second); and at least one while the others take anything, however short the
+ * round trip (on loopback, three runs that counted none of theirs took the bucket to 1.4 tokens).
+ * 0 without a reserve, as the provider paced before the reserve existed, and for a tenant that
+ * gives no figures. The cost for a run alone: that many tokens of its first burst left unspent, 6
+ * at 150 ms each way (0.9 s of a 28 s run beside production).
+ */
+export function othersInFlight(
+  view: { readonly others: number; readonly roundTripMs: number; readonly inFlight: number },
+  limit: number | undefined,
+  budget: PacingBudget,
+): number {
+  if (budget.reserveShare === 0 || limit === undefined || !Number.isFinite(limit)) return 0;
+  const onTheirWay = (view.others * view.roundTripMs) / 1000;
+  return Math.max(onTheirWay, RUNS_ALIKE * view.inFlight, view.others > 0 ? 1 : 0);
 }
 
 /**
