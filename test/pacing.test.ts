@@ -85,6 +85,19 @@ describe("decideStart", () => {
     ).toEqual({ go: true });
   });
 
+  it("never asks for more tokens than the bucket can hold, however many of the others' requests are on the way", () => {
+    // A bucket of 4 with a reserve of 1 holds at most 4: 1 + 1 + 5 would never come.
+    const small = view({
+      limit: 4,
+      reserve: 1,
+      room: 4,
+      inFlight: 0,
+      tokens: 4,
+      othersInFlight: 5,
+    });
+    expect(decideStart(small, DEFAULT_PACING_BUDGET, 0)).toEqual({ go: true });
+  });
+
   it("says the bucket holds a request when the tenant has no token at all", () => {
     expect(decideStart(view({ tokens: 0 }, TAKE_EVERYTHING), TAKE_EVERYTHING, 0)).toEqual({
       go: false,

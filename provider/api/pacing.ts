@@ -125,8 +125,9 @@ export type StartDecision =
  *   the bucket room for the reserve ({@link BucketView.room}); only an answer ends such a wait;
  * - the bucket: the request must leave at least the reserve ({@link BucketView.reserve}) of tokens
  *   once the other callers' requests already on the network have landed, so it needs
- *   `1 + reserve + othersInFlight` tokens. Held by "reserve" when it would have had a token
- *   without them, by "bucket" when the tenant itself has none.
+ *   `1 + reserve + othersInFlight` tokens, but never more than the room the bucket has
+ *   ({@link BucketView.room}). Held by "reserve" when it would have had a token without them, by
+ *   "bucket" when the tenant itself has none.
  */
 export function decideStart(view: BucketView, budget: PacingBudget, now: number): StartDecision {
   const { reserve } = view;
@@ -135,7 +136,10 @@ export function decideStart(view: BucketView, budget: PacingBudget, now: number)
     ceiling === undefined || view.lastStartAt === undefined
       ? 0
       : view.lastStartAt + 1000 / ceiling - now;
-  const missing = 1 + reserve + view.othersInFlight - view.tokens;
+  // Never more than the bucket can hold beside the reserve: on a small bucket the others' requests
+  // counted on the way would otherwise ask for tokens no refill can bring, and nothing would go.
+  const others = Math.min(view.othersInFlight, Math.max(0, view.room - 1 - reserve));
+  const missing = 1 + reserve + others - view.tokens;
   const bucketWait = missing <= 0 ? 0 : Math.ceil((missing / view.refillRate) * 1000);
   // Only an answer can end these waits: no timer, no polling.
   if (view.inFlight >= view.window || 1 + reserve > view.room) {
