@@ -249,7 +249,8 @@ function fingerprintOf(values: ConnectionValues): string {
  * problems {@link stackSettingFailuresOnce} reports again.
  */
 export function useStackConfig(config: ConfigSource | undefined): void {
-  const fingerprint = fingerprintOf(stackValues(config, process.env));
+  cachedStackValues = stackValues(config, process.env);
+  const fingerprint = fingerprintOf(cachedStackValues);
   if (fingerprint !== stackFingerprint) {
     stackFingerprint = fingerprint;
     stackFailuresReported = false;
@@ -257,7 +258,6 @@ export function useStackConfig(config: ConfigSource | undefined): void {
   configSource = config;
   cachedSettings = undefined;
   cachedTimeouts = undefined;
-  cachedStackValues = undefined;
 }
 
 /**

@@ -476,17 +476,14 @@ describe("TenantRateLimiter with a reserve", () => {
 
   /** Production in bursts of 3 at 3/s: the reserve of 5 less one such burst is what may be left. */
   const bursty: SharedTenant = { ...tenant, backgroundBurst: 3 };
+  /** `runs` runs of `perRun` requests on the default budget beside bursty production. */
+  const besideBursts = (runs: number, perRun: number, oneWayMs: number) =>
+    shareTenant(bursty, { runs, workers: 16, perRun, budget: DEFAULT_PACING_BUDGET, oneWayMs });
 
   it.each([0, 50, 150])(
     "keeps the reserve for production reading in bursts beside one run of 200 at %i ms each way: no 429 for either, the bucket never below the reserve less production's burst",
     async (oneWayMs) => {
-      const result = await shareTenant(bursty, {
-        runs: 1,
-        workers: 16,
-        perRun: 200,
-        budget: DEFAULT_PACING_BUDGET,
-        oneWayMs,
-      });
+      const result = await besideBursts(1, 200, oneWayMs);
       expect(result.backgroundRejected).toBe(0);
       expect(result.ownRejected).toBe(0);
       expect(result.lowest).toBeGreaterThanOrEqual(5 - 3);
@@ -497,13 +494,7 @@ describe("TenantRateLimiter with a reserve", () => {
   it.each([0, 50, 150])(
     "gives production in bursts no 429 beside three runs of 70 at %i ms each way, the runs none of their own, and keeps the bucket at the reserve less production's burst",
     async (oneWayMs) => {
-      const result = await shareTenant(bursty, {
-        runs: 3,
-        workers: 16,
-        perRun: 70,
-        budget: DEFAULT_PACING_BUDGET,
-        oneWayMs,
-      });
+      const result = await besideBursts(3, 70, oneWayMs);
       expect(result.backgroundRejected).toBe(0);
       expect(result.ownRejected).toBe(0);
       // Within the refill's floating-point sums: at 0 ms the bucket touched 2 tokens exactly.
@@ -519,13 +510,7 @@ describe("TenantRateLimiter with a reserve", () => {
   it.fails.each([0, 50, 150])(
     "shares the tenant fairly among three runs at %i ms each way: the slowest within 1.2 x the fastest",
     async (oneWayMs) => {
-      const result = await shareTenant(bursty, {
-        runs: 3,
-        workers: 16,
-        perRun: 70,
-        budget: DEFAULT_PACING_BUDGET,
-        oneWayMs,
-      });
+      const result = await besideBursts(3, 70, oneWayMs);
       const times = result.runSeconds;
       expect(Math.max(...times) / Math.min(...times)).toBeLessThanOrEqual(1.2);
     },

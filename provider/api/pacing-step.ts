@@ -212,7 +212,9 @@ function answered(
   }
   const rate = learnedRate(state.rate, limit, remaining, reset, ticket.sentAt);
   const roundTripMs =
-    event.ticket === undefined ? state.roundTripMs : nextRoundTrip(state, event.at - ticket.sentAt);
+    event.ticket === undefined
+      ? state.roundTripMs
+      : nextRoundTrip(state.roundTripMs, event.at - ticket.sentAt);
   if (remaining !== undefined && remaining >= 0) {
     // Answers come back out of order: one to an earlier request tells of an older, fuller bucket.
     const latest = anchors.at(-1);
@@ -248,8 +250,8 @@ function answered(
  * answer a fifth, so that one slow answer does not double the other callers' requests counted on
  * the network ({@link othersInFlight}); the first answer's time as it is.
  */
-function nextRoundTrip(state: PacingState, ms: number): number {
-  return state.roundTripMs === 0 ? ms : 0.8 * state.roundTripMs + 0.2 * ms;
+function nextRoundTrip(averageMs: number, ms: number): number {
+  return averageMs === 0 ? ms : 0.8 * averageMs + 0.2 * ms;
 }
 
 /**
