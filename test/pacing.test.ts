@@ -3,19 +3,20 @@ import {
   type BucketView,
   DEFAULT_PACING_BUDGET,
   decideStart,
-  describeHolds,
+  initialPacingState,
   mainCause,
   nextWindow,
   othersInFlight,
   othersRate,
   type PacingBudget,
+  paceStep,
   politest,
   refillRate,
   reserveTokens,
   resynchronised,
   TAKE_EVERYTHING,
 } from "../provider/api/pacing.js";
-import { initialPacingState, paceStep } from "../provider/api/pacing-step.js";
+import { describeHolds, describePacingReport } from "../provider/api/pacing-report.js";
 
 /**
  * A limiter's picture: a bucket of 20 at 10/s, one request in flight of a window of 4, and the
@@ -284,6 +285,7 @@ describe("describeHolds", () => {
     longestMs: 7240,
     remaining: 4,
     limit: 20,
+    reserve: 5,
     window: 6,
   };
 
@@ -370,7 +372,7 @@ describe("paceStep", () => {
       status: 200,
       ticket: { sentAt: 0, seq: 1 },
     });
-    expect(actions.report).toEqual([
+    expect(actions.report.map(describePacingReport)).toEqual([
       "pulumi-tenant: 1 request to https://acme.example waited up to 6.0 s for the answers to the " +
         "2 requests already out (the tenant is slow to answer; the run sends more as answers come " +
         "back); the tenant had 15 of its 20 tokens left",
@@ -392,7 +394,7 @@ describe("paceStep", () => {
     expect(answered.actions.send).toHaveLength(2);
     expect(answered.actions.report).toHaveLength(1);
     const end = paceStep(answered.state, { kind: "end", at: 7000 });
-    expect(end.actions.report).toEqual([
+    expect(end.actions.report.map(describePacingReport)).toEqual([
       "pulumi-tenant: 1 request to https://acme.example waited up to 6.0 s for the answers to the " +
         "2 requests already out (the tenant is slow to answer; the run sends more as answers come " +
         "back); the tenant had 15 of its 20 tokens left",

@@ -1,9 +1,11 @@
 /**
- * When a request to the tenant may go, as pure functions of what the limiter knows: the budget
- * the user set (a reserve of the tenant's bucket left to its other callers, a ceiling on this
- * run's own rate), what the latest answer said, and what this process has in flight. The limiter
- * (`rate-limiter.ts`) keeps the state and the queue and only asks these functions; the model and
- * its reasons are in docs/decisions.md, "Sharing the rate limit".
+ * The pacing of one process's requests to one tenant, whole and pure: the budget the user sets,
+ * the state the limiter keeps, the one step that turns an event into a new state and what to do,
+ * and the rules that step applies (docs/decisions.md, "Sharing the rate limit"). The limiter
+ * (`rate-limiter.ts`) keeps the queue and the timer and calls {@link paceStep} once per event (a
+ * request wants to go, an answer came back, the timer it asked for fired, the budget changed, the
+ * run ends), the way a resource's plan says what to send, remember and report; nothing here calls
+ * back into it, and only the wording of its reports lives apart (`pacing-report.ts`).
  *
  * The tenant's bucket is one for every caller: the customer's own back ends draw from it too, and
  * every answer's `x-ratelimit-remaining` says what all of them left. So a request goes only while
@@ -17,6 +19,9 @@
  *
  * @module
  */
+
+import type { PacingReport } from "./pacing-report.js";
+import type { RateLimitHeaders } from "./rate-limit-headers.js";
 
 /** What the user allows a run to take of the tenant's rate limit. */
 export interface PacingBudget {
@@ -53,6 +58,8 @@ export const TAKE_EVERYTHING: PacingBudget = { reserveShare: 0, maxRequestsPerSe
  * The budget two users of one limiter agree on: the larger reserve and the lower ceiling. One
  * process paces each tenant with one limiter, so resources of one tenant that ask for different
  * budgets all get the most polite one.
+ *
+ * @internal
  */
 export function politest(a: PacingBudget, b: PacingBudget): PacingBudget {
   const ceilings = [a.maxRequestsPerSecond, b.maxRequestsPerSecond].filter(
@@ -74,7 +81,404 @@ export function reserveTokens(limit: number | undefined, budget: PacingBudget): 
   return Math.max(0, Math.min(Math.ceil(limit * budget.reserveShare), Math.floor(limit) - 1));
 }
 
-/** What the limiter knows at one moment, for {@link decideStart}. */
+/** A request let out: when, and its place in this process's order. */
+export interface Ticket {
+  /** Milliseconds since the epoch. */
+  readonly sentAt: number;
+  /** 1 for the first request the limiter let out, 2 for the next, ... */
+  readonly seq: number;
+}
+
+/** Long waits not reported yet: how many, the longest, and what held that one. */
+interface WaitTally {
+  readonly requests: number;
+  readonly longestMs: number;
+  readonly heldBy: HeldBy;
+}
+
+/** Everything the limiter knows; only {@link paceStep} makes a new one. */
+export interface PacingState {
+  readonly budget: PacingBudget;
+  /** Undefined until an answer states the bucket size; Infinity once answers come without one. */
+  readonly limit: number | undefined;
+  /** The tenant's refill rate, as learned (a lower bound). */
+  readonly rate: number;
+  /** What the other callers of the tenant were seen to take, per second. */
+  readonly others: number;
+  /** Tokens the model counts in the bucket, less this process's requests in flight. */
+  readonly tokens: number;
+  /** When {@link tokens} was last refilled (ms since the epoch). */
+  readonly updatedAt: number;
+  /** The `seq` of each request of this process in flight, in order. */
+  readonly inFlight: readonly number[];
+  /** How many requests may be in flight unconfirmed by an answer ({@link nextWindow}). */
+  readonly window: number;
+  /** Requests let out so far. */
+  readonly started: number;
+  readonly lastStartAt: number | undefined;
+  /** What the latest answer said was left, for the report. */
+  readonly lastRemaining: number | undefined;
+  /**
+   * The round trip to the tenant as this process sees it, in ms: from a request's start to its
+   * answer, averaged over the latest answers; 0 before the first.
+   */
+  readonly roundTripMs: number;
+  /** The answers synchronised on within the last {@link OTHERS_SPAN_MS}, oldest first. */
+  readonly anchors: readonly Anchor[];
+  /** Requests allowed in flight before an answer has told the bucket size. */
+  readonly initialConcurrency: number;
+  /** What held the head of the queue, since the oldest waiter queued. */
+  readonly holds: readonly HoldSpan[];
+  readonly unreported: WaitTally | undefined;
+  readonly reportedAt: number;
+  /** The tenant's origin, for the report. */
+  readonly origin: string;
+  /**
+   * The budgets asked of this limiter, each with who asked for it first, until one gave way to a
+   * more polite one and the run was told ({@link withBudget}); then none.
+   */
+  readonly asks: readonly BudgetAsk[];
+  /** Whether the run was told that a budget gave way: it is told once. */
+  readonly toldGivenWay: boolean;
+}
+
+/** A budget a resource asked for, and who asked for it first (`ClientSettings "web"`). */
+interface BudgetAsk {
+  readonly budget: PacingBudget;
+  readonly who: string;
+}
+
+/** What happened; `at` is when (ms since the epoch), `waiting` when each waiter queued, in order. */
+export type PacingEvent =
+  | { readonly kind: "queue"; readonly at: number; readonly waiting: readonly number[] }
+  | { readonly kind: "timer"; readonly at: number; readonly waiting: readonly number[] }
+  | {
+      readonly kind: "answer";
+      readonly at: number;
+      readonly waiting: readonly number[];
+      /** Undefined for no answer at all (a connection error). */
+      readonly headers: RateLimitHeaders | undefined;
+      readonly status: number | undefined;
+      /**
+       * The request answered; undefined when the caller does not say (an answer read as soon as
+       * its request went out): then it counts as the latest, and every other request in flight
+       * as not yet counted by the tenant.
+       */
+      readonly ticket: Ticket | undefined;
+    }
+  | {
+      readonly kind: "budget";
+      readonly at: number;
+      readonly waiting: readonly number[];
+      readonly budget: PacingBudget;
+      /** Who asks for it, as the run is told when it gives way (`ClientSettings "web"`). */
+      readonly who: string;
+    }
+  | { readonly kind: "end"; readonly at: number };
+
+/** What the limiter does after a step. */
+export interface PacingActions {
+  /** Tickets for the first `send.length` waiters, in order: they go now. */
+  readonly send: readonly Ticket[];
+  /** When to step again with a `timer` event; undefined when only an answer can let the next go. */
+  readonly wakeAt: number | undefined;
+  /** What to tell the run (long waits, a budget that gave way), usually nothing. */
+  readonly report: readonly PacingReport[];
+}
+
+/** The state of a limiter that has heard no answer yet. */
+export function initialPacingState(options: {
+  readonly at: number;
+  readonly budget: PacingBudget;
+  readonly minimumRate: number;
+  readonly initialConcurrency: number;
+  readonly origin: string;
+}): PacingState {
+  return {
+    budget: options.budget,
+    limit: undefined,
+    rate: options.minimumRate,
+    others: 0,
+    tokens: options.initialConcurrency,
+    updatedAt: options.at,
+    inFlight: [],
+    window:
+      options.budget.reserveShare === 0 ? Number.POSITIVE_INFINITY : options.initialConcurrency,
+    started: 0,
+    lastStartAt: undefined,
+    lastRemaining: undefined,
+    roundTripMs: 0,
+    anchors: [],
+    initialConcurrency: options.initialConcurrency,
+    holds: [],
+    unreported: undefined,
+    reportedAt: Number.NEGATIVE_INFINITY,
+    origin: options.origin,
+    asks: [],
+    toldGivenWay: false,
+  };
+}
+
+/** One step: learn from the event, let out what may go, say when to look again and what to tell. */
+export function paceStep(
+  state: PacingState,
+  event: PacingEvent,
+): { state: PacingState; actions: PacingActions } {
+  if (event.kind !== "end") {
+    const s = event.kind === "answer" ? answered(state, event) : refilled(state, event.at);
+    const told = event.kind === "budget" ? withBudget(s, event.budget, event.who) : { state: s };
+    return released(told.state, event.at, event.waiting, told.told);
+  }
+  const s = refilled(state, event.at);
+  return flushed(s, event.at);
+}
+
+/** The state refilled to `at` at the model's rate. */
+export function refilled(state: PacingState, at: number): PacingState {
+  const elapsed = Math.max(0, at - state.updatedAt) / 1000;
+  const ceiling = (state.limit ?? state.initialConcurrency) - state.inFlight.length;
+  const rate = refillRate(state.rate, state.others, state.budget);
+  const tokens =
+    state.tokens < ceiling ? Math.min(ceiling, state.tokens + elapsed * rate) : state.tokens;
+  return { ...state, tokens, updatedAt: Math.max(state.updatedAt, at) };
+}
+
+/**
+ * Keeps `budget` too ({@link politest}), asked for by `who`, and says, once, when this or an
+ * earlier ask gives way to the more polite budget that holds (naming who asked for the budget that
+ * gave way): a resource that asks for a reserve of 0 beside resources on the default would
+ * otherwise be paced by a budget it never sees. One ask is kept per distinct budget, so a stack of
+ * 200 resources on the default keeps one.
+ */
+function withBudget(
+  state: PacingState,
+  budget: PacingBudget,
+  who: string,
+): { state: PacingState; told?: PacingReport } {
+  const next = politest(state.budget, budget);
+  const window =
+    state.budget.reserveShare === 0 && next.reserveShare > 0
+      ? Math.max(1, state.inFlight.length)
+      : state.window;
+  const kept = { ...state, budget: next, window };
+  if (state.toldGivenWay) return { state: kept };
+  const asks = state.asks.some((ask) => sameBudget(ask.budget, budget))
+    ? state.asks
+    : [...state.asks, { budget, who }];
+  // The budget that holds is the most polite of all asked: one that differs gave way to it.
+  const gaveWay = asks.find((ask) => !sameBudget(ask.budget, next));
+  if (gaveWay !== undefined) {
+    const givenWay = { who: gaveWay.who, origin: state.origin, asked: gaveWay.budget, holds: next };
+    return {
+      state: { ...kept, asks: [], toldGivenWay: true },
+      told: { kind: "givenWay", givenWay },
+    };
+  }
+  return { state: { ...kept, asks } };
+}
+
+/** Two budgets that ask for the same. */
+function sameBudget(a: PacingBudget, b: PacingBudget): boolean {
+  return a.reserveShare === b.reserveShare && a.maxRequestsPerSecond === b.maxRequestsPerSecond;
+}
+
+/**
+ * Learns from an answer. The answer tells of the bucket when the server counted the request: the
+ * requests of this process let out before it reached the server first and are in its figure, even
+ * if their own answers are still on the way back; those let out after it are not. So the count
+ * is re-synchronised less only the later ones still in flight: at a round trip of 300 ms, the
+ * earlier ones are many, and taking them off again would hold the run back for nothing.
+ */
+function answered(
+  state: PacingState,
+  event: Extract<PacingEvent, { kind: "answer" }>,
+): PacingState {
+  const { headers, status } = event;
+  const ticket = event.ticket ?? { sentAt: event.at, seq: state.started };
+  // The ticket's request is no longer in flight (the oldest, for an answer given no ticket); the
+  // refill up to now counts on the room it leaves.
+  const index = event.ticket === undefined ? 0 : Math.max(0, state.inFlight.indexOf(ticket.seq));
+  const inFlight = state.inFlight.filter((_, i) => i !== index);
+  const fresh = refilled({ ...state, inFlight }, event.at);
+  let { limit, tokens, lastRemaining, anchors, others } = fresh;
+  const { remaining, reset } = headers ?? {};
+  if (headers?.limit !== undefined && headers.limit > 0) {
+    limit = headers.limit;
+  } else if (headers !== undefined && status !== 429) {
+    // An answer without rate-limit headers: this tenant does not announce a limit.
+    limit = Number.POSITIVE_INFINITY;
+    tokens = Number.POSITIVE_INFINITY;
+  }
+  const rate = learnedRate(state.rate, limit, remaining, reset, ticket.sentAt);
+  const roundTripMs =
+    event.ticket === undefined
+      ? state.roundTripMs
+      : nextRoundTrip(state.roundTripMs, event.at - ticket.sentAt);
+  if (remaining !== undefined && remaining >= 0) {
+    // Answers come back out of order: one to an earlier request tells of an older, fuller bucket.
+    const latest = anchors.at(-1);
+    if (latest === undefined || ticket.seq >= latest.started) {
+      const later =
+        event.ticket === undefined
+          ? inFlight.length
+          : inFlight.filter((seq) => seq > ticket.seq).length;
+      const held = resynchronised(tokens + later, remaining, state.budget);
+      tokens = held - later;
+      lastRemaining = remaining;
+      const anchor: Anchor = { sentAt: ticket.sentAt, remaining: held, started: ticket.seq };
+      anchors = anchors.filter((a) => anchor.sentAt - a.sentAt <= OTHERS_SPAN_MS);
+      const oldest = anchors[0];
+      others = (oldest === undefined ? undefined : othersRate(oldest, anchor, rate)) ?? others;
+      anchors = [...anchors, anchor];
+    }
+  }
+  const reserve = reserveTokens(limit, state.budget);
+  const window =
+    headers === undefined
+      ? state.window
+      : Number.isFinite(limit ?? 0)
+        ? nextWindow(state.window, { status, remaining }, limit, state.budget, reserve)
+        : // A tenant that gives no figures: nothing for the window to read, so it does not throttle.
+          Number.POSITIVE_INFINITY;
+  if (status === 429) tokens = Math.min(tokens, -inFlight.length);
+  return { ...fresh, limit, rate, others, tokens, window, lastRemaining, anchors, roundTripMs };
+}
+
+/**
+ * The round trip after one more answer that took `ms`: a moving average that weighs the latest
+ * answer a fifth, so that one slow answer does not double the other callers' requests counted on
+ * the network ({@link othersInFlight}); the first answer's time as it is.
+ */
+function nextRoundTrip(averageMs: number, ms: number): number {
+  return averageMs === 0 ? ms : 0.8 * averageMs + 0.2 * ms;
+}
+
+/**
+ * The largest lower bound of the refill rate so far (rate-limiter.ts says why a lower bound):
+ * `(limit - remaining - 1) / (reset - sentAt)`, from when the request went out.
+ */
+function learnedRate(
+  rate: number,
+  limit: number | undefined,
+  remaining: number | undefined,
+  reset: number | undefined,
+  sentAt: number,
+): number {
+  if (limit === undefined || !Number.isFinite(limit) || remaining === undefined) return rate;
+  if (reset === undefined || remaining < 0) return rate;
+  const missing = limit - remaining - 1;
+  const secondsToFull = reset - sentAt / 1000;
+  if (missing <= 0 || secondsToFull <= 0) return rate;
+  return Math.max(rate, missing / secondsToFull);
+}
+
+/**
+ * Lets out every waiter that may go at `at`, in order, and says when to look again; reports `told`
+ * (a budget that gave way) first.
+ */
+function released(
+  state: PacingState,
+  at: number,
+  waiting: readonly number[],
+  told: PacingReport | undefined,
+): { state: PacingState; actions: PacingActions } {
+  let s = state;
+  const send: Ticket[] = [];
+  const report: PacingReport[] = told === undefined ? [] : [told];
+  for (const queuedAt of waiting) {
+    const decision = decideStart(
+      {
+        limit: s.limit,
+        reserve: reserveTokens(s.limit, s.budget),
+        tokens: s.tokens,
+        refillRate: refillRate(s.rate, s.others, s.budget),
+        room: (s.limit ?? s.initialConcurrency) - s.inFlight.length,
+        inFlight: s.inFlight.length,
+        othersInFlight: othersInFlight(
+          { others: s.others, roundTripMs: s.roundTripMs, inFlight: s.inFlight.length },
+          s.limit,
+          s.budget,
+        ),
+        window: s.window,
+        lastStartAt: s.lastStartAt,
+      },
+      s.budget,
+      at,
+    );
+    if (!decision.go) {
+      s = { ...s, holds: heldFrom(s.holds, at, decision.heldBy, queuedAt) };
+      const wakeAt = Number.isFinite(decision.waitMs) ? at + decision.waitMs : undefined;
+      return { state: s, actions: { send, wakeAt, report } };
+    }
+    const seq = s.started + 1;
+    send.push({ sentAt: at, seq });
+    s = {
+      ...s,
+      tokens: s.tokens - 1,
+      inFlight: [...s.inFlight, seq],
+      started: seq,
+      lastStartAt: at,
+    };
+    const noted = noteWait(s, queuedAt, at);
+    s = noted.state;
+    if (noted.told !== undefined) report.push(noted.told);
+  }
+  return { state: { ...s, holds: [] }, actions: { send, wakeAt: undefined, report } };
+}
+
+/** Counts a long wait and reports the waits so far at most once a {@link REPORT_INTERVAL_MS}. */
+function noteWait(
+  state: PacingState,
+  queuedAt: number,
+  at: number,
+): { state: PacingState; told?: PacingReport } {
+  const waitedMs = at - queuedAt;
+  const heldBy = mainCause(state.holds, queuedAt, at);
+  if (waitedMs < LONG_WAIT_MS || heldBy === undefined) return { state };
+  const before = state.unreported;
+  const unreported: WaitTally = {
+    requests: (before?.requests ?? 0) + 1,
+    longestMs: Math.max(before?.longestMs ?? 0, waitedMs),
+    heldBy: before === undefined || waitedMs >= before.longestMs ? heldBy : before.heldBy,
+  };
+  const s = { ...state, unreported };
+  return at - state.reportedAt < REPORT_INTERVAL_MS ? { state: s } : toldWaits(s, at);
+}
+
+/** The long waits not reported yet, as a report, with what the tenant had left. */
+function toldWaits(state: PacingState, at: number): { state: PacingState; told?: PacingReport } {
+  const tally = state.unreported;
+  if (tally === undefined) return { state };
+  const reserve = reserveTokens(state.limit, state.budget);
+  const holds = {
+    ...tally,
+    origin: state.origin,
+    remaining: state.lastRemaining,
+    limit: state.limit,
+    budget: state.budget,
+    reserve,
+    window: state.window,
+  };
+  return {
+    state: { ...state, unreported: undefined, reportedAt: at },
+    told: { kind: "holds", holds },
+  };
+}
+
+/** The end of the run: the long waits not reported yet are reported now. */
+function flushed(state: PacingState, at: number): { state: PacingState; actions: PacingActions } {
+  const { state: s, told } = toldWaits(state, at);
+  return {
+    state: s,
+    actions: { send: [], wakeAt: undefined, report: told === undefined ? [] : [told] },
+  };
+}
+
+/**
+ * What the limiter knows at one moment, for {@link decideStart}.
+ *
+ * @internal
+ */
 export interface BucketView {
   /** The bucket's size; undefined before the first answer, Infinity for a tenant without one. */
   readonly limit: number | undefined;
@@ -112,6 +516,8 @@ export type HeldBy = "bucket" | "reserve" | "ceiling" | "window";
 /**
  * Whether the next request may go now; if not, how long until it may (Infinity: only an answer
  * can change the picture) and what holds it back, for the report of long waits.
+ *
+ * @internal
  */
 export type StartDecision =
   | { readonly go: true }
@@ -128,6 +534,8 @@ export type StartDecision =
  *   `1 + reserve + othersInFlight` tokens, but never more than the room the bucket has
  *   ({@link BucketView.room}). Held by "reserve" when it would have had a token without them, by
  *   "bucket" when the tenant itself has none.
+ *
+ * @internal
  */
 export function decideStart(view: BucketView, budget: PacingBudget, now: number): StartDecision {
   const { reserve } = view;
@@ -163,6 +571,8 @@ export function decideStart(view: BucketView, budget: PacingBudget, now: number)
  * the window is unlimited, as the provider paced before the reserve existed. (Growing by one a
  * round trip once an answer fell, as TCP does, was tried for fairness among runs and gave mixed
  * figures: docs/decisions.md, "Sharing the rate limit".)
+ *
+ * @internal
  */
 export function nextWindow(
   window: number,
@@ -189,13 +599,19 @@ export function nextWindow(
  * time the rate allows in test/rate-limiter.test.ts's simulation). Outside the interval the model was wrong (another caller took tokens, or it refilled
  * past the header), and the header's lower bound wins. Without a reserve, the header alone, as
  * before.
+ *
+ * @internal
  */
 export function resynchronised(counted: number, remaining: number, budget: PacingBudget): number {
   if (budget.reserveShare === 0) return remaining;
   return counted >= remaining && counted < remaining + 1 ? counted : remaining;
 }
 
-/** An answer the model synchronised on: when its request went out, and what it said. */
+/**
+ * An answer the model synchronised on: when its request went out, and what it said.
+ *
+ * @internal
+ */
 export interface Anchor {
   /** When the request went out (ms since the epoch). */
   readonly sentAt: number;
@@ -211,7 +627,7 @@ export interface Anchor {
  * estimate follows the other callers within two seconds. Between spans every answer still
  * re-synchronises the count at once.
  */
-export const OTHERS_SPAN_MS = 2000;
+const OTHERS_SPAN_MS = 2000;
 
 /**
  * The shortest span {@link othersRate} reads: half a second, so that runs which start together
@@ -229,6 +645,8 @@ const OTHERS_MIN_SPAN_MS = 500;
  * this process's requests in between, against `to.remaining`. Never below 0 nor above the
  * tenant's rate. Undefined when the span is shorter than {@link OTHERS_MIN_SPAN_MS} (too coarse to
  * read).
+ *
+ * @internal
  */
 export function othersRate(from: Anchor, to: Anchor, rate: number): number | undefined {
   const seconds = (to.sentAt - from.sentAt) / 1000;
@@ -245,6 +663,8 @@ export function othersRate(from: Anchor, to: Anchor, rate: number): number | und
  * (with three runs and production drawing, counting on the whole rate put the bucket near empty).
  * At least a tenth of the tenant's rate, so that a run whose estimate is too low still sends the
  * request whose answer corrects it.
+ *
+ * @internal
  */
 export function refillRate(rate: number, others: number, budget: PacingBudget): number {
   if (budget.reserveShare === 0) return rate;
@@ -271,6 +691,8 @@ const RUNS_ALIKE = 3;
  * 0 without a reserve, as the provider paced before the reserve existed, and for a tenant that
  * gives no figures. The cost for a run alone: that many tokens of its first burst left unspent, 6
  * at 150 ms each way (0.9 s of a 28 s run beside production).
+ *
+ * @internal
  */
 export function othersInFlight(
   view: { readonly others: number; readonly roundTripMs: number; readonly inFlight: number },
@@ -287,13 +709,13 @@ export function othersInFlight(
  * wait the user would notice in a pipeline's log, well above a queue's ordinary wait behind a
  * few dozen requests.
  */
-export const LONG_WAIT_MS = 5000;
+const LONG_WAIT_MS = 5000;
 
 /** At most one report of long waits per this many ms: a sentence per stretch, not per request. */
-export const REPORT_INTERVAL_MS = 30_000;
+const REPORT_INTERVAL_MS = 30_000;
 
 /** Since `from`, what held the head of the queue (until the next span). */
-export interface HoldSpan {
+interface HoldSpan {
   readonly from: number;
   readonly heldBy: HeldBy;
 }
@@ -302,7 +724,7 @@ export interface HoldSpan {
  * The spans of what held the queue, with `heldBy` holding it from `at`, and nothing before
  * `since` (when the oldest waiter queued) but the span that covers it.
  */
-export function heldFrom(
+function heldFrom(
   holds: readonly HoldSpan[],
   at: number,
   heldBy: HeldBy,
@@ -313,7 +735,11 @@ export function heldFrom(
   return last?.heldBy === heldBy ? kept : [...kept, { from: at, heldBy }];
 }
 
-/** What held a request that queued at `queuedAt` and went at `at` for the longest share of it. */
+/**
+ * What held a request that queued at `queuedAt` and went at `at` for the longest share of it.
+ *
+ * @internal
+ */
 export function mainCause(
   holds: readonly { readonly from: number; readonly heldBy: HeldBy }[],
   queuedAt: number,
@@ -329,58 +755,4 @@ export function mainCause(
   for (const [heldBy, ms] of spent)
     if (best === undefined || ms > (spent.get(best) ?? 0)) best = heldBy;
   return best;
-}
-
-/** Long waits since the last report, as {@link describeHolds} words them. */
-export interface Holds {
-  /** The tenant's origin. */
-  readonly origin: string;
-  /** What held the longest of them back for most of its wait. */
-  readonly heldBy: HeldBy;
-  /** Requests that waited at least {@link LONG_WAIT_MS}. */
-  readonly requests: number;
-  /** The longest of those waits, in ms. */
-  readonly longestMs: number;
-  /** What the latest answer said the tenant had left, and of how many; undefined if unknown. */
-  readonly remaining: number | undefined;
-  readonly limit: number | undefined;
-  readonly budget: PacingBudget;
-  /** The window of requests out unanswered, as it stands. */
-  readonly window: number;
-}
-
-/**
- * The info line about long waits: how long, the real cause (the reserve, this run's ceiling, the
- * window of requests waiting for their answers, the tenant's bucket empty after a 429), what the
- * tenant had left, and the setting to tune where there is one. Names the settings as the `tenant`
- * input spells them; the README's "Sharing the rate limit with production" gives every other
- * spelling.
- */
-export function describeHolds(holds: Holds): string {
-  const waited = `${holds.requests === 1 ? "1 request" : `${holds.requests} requests`} to ${holds.origin} waited up to ${(holds.longestMs / 1000).toFixed(1)} s`;
-  const known = holds.limit !== undefined && Number.isFinite(holds.limit);
-  const left =
-    holds.remaining === undefined
-      ? ""
-      : known
-        ? `; the tenant had ${holds.remaining} of its ${holds.limit} tokens left`
-        : `; the tenant had ${holds.remaining} tokens left`;
-  switch (holds.heldBy) {
-    case "ceiling":
-      return `pulumi-tenant: ${waited} under this run's ceiling of ${holds.budget.maxRequestsPerSecond} requests/s (maxRequestsPerSecond)${left}`;
-    case "window":
-      return (
-        `pulumi-tenant: ${waited} for the answers to the ${holds.window === 1 ? "request" : `${holds.window} requests`} ` +
-        `already out (the tenant is slow to answer; the run sends more as answers come back)${left}`
-      );
-    case "bucket":
-      return `pulumi-tenant: ${waited} for the tenant's rate limit to refill (its bucket was empty: a 429, or other callers took every token)${left}`;
-    case "reserve": {
-      const reserve = reserveTokens(holds.limit, holds.budget);
-      return (
-        `pulumi-tenant: ${waited} to leave the tenant's other callers a reserve of ${reserve} tokens ` +
-        `(rateLimitReserve ${holds.budget.reserveShare} of the bucket)${left}`
-      );
-    }
-  }
 }

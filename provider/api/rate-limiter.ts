@@ -25,25 +25,26 @@
  * the answer to the latest request only: an answer overtaken by a later one is older news.
  *
  * Nothing is decided here: every event (a request wanting to go, an answer, the timer, a budget,
- * the end of the run) is one call of the pure step of `pacing-step.ts`, which returns the new
+ * the end of the run) is one call of the pure step of `pacing.ts`, which returns the new
  * state and what to do: which waiters go, when to wake up (the moment the next may go, never a
  * poll; none while only an answer can let it go), and what to report. This class keeps the queue,
  * the one timer and the state between steps.
  */
 
-import { DEFAULT_PACING_BUDGET, type PacingBudget } from "./pacing.js";
 import {
+  DEFAULT_PACING_BUDGET,
   initialPacingState,
-  type PacingActions,
+  type PacingBudget,
   type PacingEvent,
   type PacingState,
   paceStep,
   refilled,
   type Ticket,
-} from "./pacing-step.js";
+} from "./pacing.js";
+import { describePacingReport } from "./pacing-report.js";
 import type { RateLimitHeaders } from "./rate-limit-headers.js";
 
-export type { Ticket } from "./pacing-step.js";
+export type { Ticket } from "./pacing.js";
 
 /** A snapshot for tests and benchmarks. */
 export interface RateLimiterState {
@@ -89,34 +90,38 @@ interface Waiter {
 
 /**
  * A token bucket that learns the tenant's limit and refill rate from the rate-limit headers and
- * lets requests out as the pure step of `pacing-step.ts` says. One instance per tenant per
+ * lets requests out as the pure step of `pacing.ts` says. One instance per tenant per
  * process (see `getTenantClient`), shared by every resource.
  */
 export class TenantRateLimiter {
   private readonly now: () => number;
   private readonly report: ((line: string) => void) | undefined;
-  private pacing: PacingState;
+  /** The state before the first event; made from the options, kept apart so the step is called once. */
+  private readonly start: Parameters<typeof initialPacingState>[0];
+  private pacing: PacingState | undefined;
   private readonly queue: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
 
   constructor(options: RateLimiterOptions = {}) {
     this.now = options.now ?? Date.now;
     this.report = options.report;
-    this.pacing = initialPacingState({
+    this.start = {
       at: this.now(),
       budget: options.budget ?? DEFAULT_PACING_BUDGET,
       minimumRate: options.minimumRate ?? 2,
       initialConcurrency: options.initialConcurrency ?? 1,
       origin: options.origin ?? "the tenant",
-    });
+    };
   }
 
   /**
    * Makes this limiter keep `budget` too: the larger reserve and the lower ceiling of the two
-   * (`politest`), since resources of one tenant share the limiter.
+   * (`politest`), since resources of one tenant share the limiter. When this or an earlier budget
+   * gives way to a more polite one, the report says so once, naming `who` asked for it
+   * (`ClientSettings "web"`).
    */
-  useBudget(budget: PacingBudget): void {
-    this.step({ kind: "budget", at: this.now(), waiting: this.waiting(), budget });
+  useBudget(budget: PacingBudget, who = "a resource"): void {
+    this.step({ kind: "budget", at: this.now(), waiting: this.waiting(), budget, who });
   }
 
   /**
@@ -167,7 +172,7 @@ export class TenantRateLimiter {
 
   /** The model as it stands, for tests and the benchmark report. */
   state(): RateLimiterState {
-    const s = refilled(this.pacing, this.now());
+    const s = refilled(this.pacing ?? initialPacingState(this.start), this.now());
     return {
       limit: s.limit,
       rate: s.rate,
@@ -184,15 +189,12 @@ export class TenantRateLimiter {
     return this.queue.map((waiter) => waiter.queuedAt);
   }
 
-  /** Runs one step and does what it says. */
+  /** Runs one step and does what it says: reports, lets out the waiters, sets the one timer. */
   private step(event: PacingEvent): void {
-    const { state, actions } = paceStep(this.pacing, event);
+    const before = this.pacing ?? initialPacingState(this.start);
+    const { state, actions } = paceStep(before, event);
     this.pacing = state;
-    this.act(actions);
-  }
-
-  private act(actions: PacingActions): void {
-    for (const line of actions.report) this.report?.(line);
+    for (const told of actions.report) this.report?.(describePacingReport(told));
     for (const ticket of actions.send) {
       const waiter = this.queue.shift() as Waiter;
       if (waiter.signal && waiter.onAbort) {

@@ -14,13 +14,10 @@ import { type OperationContext, TenantApiClient } from "./client.js";
 import { ClientReadPass } from "./client-read-pass.js";
 import { clientReadTransport } from "./client-requests.js";
 import { TenantRateLimiter } from "./rate-limiter.js";
-import { SharedBudget } from "./shared-budget.js";
 
 /** One rate limiter per tenant (origin); one API client, with its token cache, per credentials. */
 const limiters = new Map<string, TenantRateLimiter>();
 const clients = new Map<string, TenantApiClient>();
-/** The budgets asked of each tenant (origin), to tell once when one gives way. */
-const budgets = new Map<string, SharedBudget>();
 
 /**
  * Where the run's info lines go, the limiter's reports of long waits and the budget that gave way
@@ -42,8 +39,7 @@ export function getTenantClient(settings: TenantSettings, who?: string): TenantA
   const { credentials } = settings;
   const key = `${settings.origin} ${identityOf(credentials)} ${settings.requestTimeoutMs}`;
   const limiter = limiterOf(settings);
-  limiter.useBudget(settings.budget);
-  tellGivenWay(settings, who);
+  limiter.useBudget(settings.budget, who);
   let client = clients.get(key);
   if (!client) {
     client = new TenantApiClient(settings, { limiter });
@@ -71,17 +67,6 @@ function identityOf(credentials: TenantSettings["credentials"]): string {
       return `key:${credentials.clientId}:${hash(publicKey)}:${credentials.alg}:${credentials.audience}`;
     }
   }
-}
-
-/** Records that `who` asks the settings' budget of their tenant, and says what gave way, once. */
-function tellGivenWay(settings: TenantSettings, who: string | undefined): void {
-  let shared = budgets.get(settings.origin);
-  if (shared === undefined) {
-    shared = new SharedBudget(settings.origin);
-    budgets.set(settings.origin, shared);
-  }
-  const sentence = shared.ask(settings.budget, who);
-  if (sentence !== undefined) report(sentence);
 }
 
 /**

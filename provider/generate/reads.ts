@@ -34,14 +34,22 @@ export interface TenantReads {
   readonly pushProvider: unknown;
 }
 
-/** Every call gets its own deadline: a large tenant is many calls, each bounded. */
-function context(settings: TenantSettings): OperationContext {
-  return startOperation(settings, RESOURCE);
+/** The tenant's API client, and the context of each call. */
+interface Connection {
+  readonly api: TenantApiClient;
+  /**
+   * A new operation per call: every call gets its own deadline, since a large tenant is many
+   * calls, each bounded.
+   */
+  readonly context: () => OperationContext;
+}
+
+function connect(settings: TenantSettings): Connection {
+  return { api: getTenantClient(settings), context: () => startOperation(settings, RESOURCE) };
 }
 
 async function getPage(
-  api: TenantApiClient,
-  settings: TenantSettings,
+  { api, context }: Connection,
   page: number,
   fields: readonly string[],
   appTypes?: readonly string[],
@@ -49,7 +57,7 @@ async function getPage(
   const filters =
     appTypes !== undefined && appTypes.length > 0 ? { app_type: appTypes.join(",") } : {};
   const answer = await api.call<ClientListPage>(
-    context(settings),
+    context(),
     clientListRequest(page, fields, { filters }),
   );
   return { clients: answer.data.clients, total: answer.data.total };
@@ -60,19 +68,18 @@ async function getPage(
  * are asked for at once and the API client paces them at the tenant's rate.
  */
 async function listAll(
-  api: TenantApiClient,
-  settings: TenantSettings,
+  connection: Connection,
   fields: readonly string[],
   appTypes: readonly string[] | undefined,
   progress: Progress,
 ): Promise<WireClient[]> {
-  const first = await getPage(api, settings, 0, fields, appTypes);
+  const first = await getPage(connection, 0, fields, appTypes);
   const pageCount = Math.max(1, pageCountOf(first.total));
   let done = 1;
   progress(done, pageCount, first.total);
   const rest = await Promise.all(
     Array.from({ length: pageCount - 1 }, async (_, index) => {
-      const page = await getPage(api, settings, index + 1, fields, appTypes);
+      const page = await getPage(connection, index + 1, fields, appTypes);
       done += 1;
       progress(done, pageCount, first.total);
       return page.clients;
@@ -89,14 +96,13 @@ async function listAll(
  * @throws {UnknownClientError} when some id answered 404.
  */
 async function readIds(
-  api: TenantApiClient,
-  settings: TenantSettings,
+  { api, context }: Connection,
   ids: readonly string[],
   fields: readonly string[],
 ): Promise<WireClient[]> {
   const pass = clientReadPassOf(api);
   const unique = [...new Set(ids)];
-  const answers = await Promise.all(unique.map((id) => pass.read(id, fields, context(settings))));
+  const answers = await Promise.all(unique.map((id) => pass.read(id, fields, context())));
   const missing = unique.filter((_, index) => answers[index] === undefined);
   if (missing.length > 0) throw new UnknownClientError(missing);
   return answers.filter((client): client is WireClient => client !== undefined);
@@ -111,7 +117,7 @@ const EVENT_STREAMS_PER_PAGE = 100;
  * docs/local-tenant.md ("Event stream list") documents. Only `read:event_streams` is needed.
  */
 export async function readEventStreamIds(settings: TenantSettings): Promise<string[]> {
-  const api = getTenantClient(settings);
+  const { api, context } = connect(settings);
   const ids: string[] = [];
   let from: string | undefined;
   // Each page either names a further checkpoint or ends the list; a tenant that repeated one
@@ -119,7 +125,7 @@ export async function readEventStreamIds(settings: TenantSettings): Promise<stri
   const seen = new Set<string>();
   for (;;) {
     const answer = await api.call<{ eventStreams?: { id?: unknown }[]; next?: unknown }>(
-      context(settings),
+      context(),
       {
         method: "GET",
         path: "/event-streams",
@@ -137,8 +143,8 @@ export async function readEventStreamIds(settings: TenantSettings): Promise<stri
 }
 
 /** The selected push provider (`GET /guardian/factors/push-notification/selected-provider`). */
-async function readPushProvider(api: TenantApiClient, settings: TenantSettings): Promise<unknown> {
-  const answer = await api.call<{ provider?: unknown }>(context(settings), {
+async function readPushProvider({ api, context }: Connection): Promise<unknown> {
+  const answer = await api.call<{ provider?: unknown }>(context(), {
     method: "GET",
     path: "/guardian/factors/push-notification/selected-provider",
   });
@@ -160,7 +166,7 @@ export async function readTenant(
 ): Promise<TenantReads> {
   const [clients, pushProvider] = await Promise.all([
     readClients(settings, query, fields, progress),
-    readPushProvider(getTenantClient(settings), settings),
+    readPushProvider(connect(settings)),
   ]);
   return { clients, pushProvider };
 }
@@ -179,8 +185,8 @@ export function readClients(
   fields: readonly string[],
   progress: Progress = () => undefined,
 ): Promise<WireClient[]> {
-  const api = getTenantClient(settings);
+  const connection = connect(settings);
   return query.kind === "all"
-    ? listAll(api, settings, fields, query.appTypes, progress)
-    : readIds(api, settings, query.ids, fields);
+    ? listAll(connection, fields, query.appTypes, progress)
+    : readIds(connection, query.ids, fields);
 }
