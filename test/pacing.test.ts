@@ -401,6 +401,26 @@ describe("paceStep", () => {
     ]);
   });
 
+  it("says once, naming who asked, that a budget gave way to the more polite one that holds", () => {
+    const budget = (reserveShare: number, who: string, at: number) =>
+      ({
+        kind: "budget",
+        at,
+        waiting: [],
+        budget: { reserveShare, maxRequestsPerSecond: undefined },
+        who,
+      }) as const;
+    const web = paceStep(start(), budget(0.25, 'ClientSettings "web"', 0));
+    const fast = paceStep(web.state, budget(0, 'ClientSettings "fast"', 1));
+    const again = paceStep(fast.state, budget(0, 'ClientSettings "faster"', 2));
+    expect(web.actions.report).toEqual([]);
+    expect(fast.actions.report.map(describePacingReport)).toEqual([
+      'pulumi-tenant: ClientSettings "fast" asks https://acme.example for rateLimitReserve 0, but others of this run keep 0.25; the more polite budget holds for all of them',
+    ]);
+    expect(again.actions.report).toEqual([]);
+    expect(again.state.budget.reserveShare).toBe(0.25);
+  });
+
   it("names as a wait's cause what held it for the longest share of it", () => {
     const holds = [
       { from: 0, heldBy: "window" as const },
