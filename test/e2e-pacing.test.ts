@@ -108,6 +108,28 @@ function converged(api: TenantApi, managed: readonly Managed[]): boolean {
   );
 }
 
+/**
+ * Records, for each of several runs, when the first and the last request naming one of its clients
+ * reached the tenant: how long its pacing took, apart from its CLI's start.
+ */
+function spans(runs: readonly (readonly Managed[])[]): {
+  onRequest(request: TenantApiRequest): void;
+  seconds(): number[];
+} {
+  const runOf = new Map(runs.flatMap((managed, n) => managed.map((m) => [m.clientId, n] as const)));
+  const first: number[] = [];
+  const last: number[] = [];
+  return {
+    onRequest: (request) => {
+      const n = runOf.get(request.path.split("/").at(-1) ?? "");
+      if (n === undefined) return;
+      first[n] ??= performance.now();
+      last[n] = performance.now();
+    },
+    seconds: () => runs.map((_, n) => ((last[n] ?? 0) - (first[n] ?? 0)) / 1000),
+  };
+}
+
 /** Records when each management API request arrived, to read a ceiling's spacing. */
 function arrivals(): { onRequest(request: TenantApiRequest): void; gapsMs(): number[] } {
   const times: number[] = [];
@@ -229,13 +251,31 @@ describe.each([0, 100, 300])("a tenant a network away: a %i ms round trip", (rou
   it(
     "leaves bursty production without a 429 beside three ups of other stacks at once, with few 429s of their own and the bucket never dry",
     async () => {
-      const api = await tenant(90, { backgroundLoad: BURSTY, networkDelay: DISTANT });
       const parts = [0, 1, 2].map((n) => managedClients(30, 30 * n));
+      const paced = spans(parts);
+      const api = await tenant(90, {
+        backgroundLoad: BURSTY,
+        networkDelay: DISTANT,
+        onRequest: paced.onRequest,
+      });
       const stacks = await Promise.all(
         parts.map((managed, n) => stack(api, managed, { name: `far-${n}` })),
       );
-      const results = await Promise.all(stacks.map((s) => s.run("up")));
+      const results = await Promise.all(
+        stacks.map(async (s) => {
+          const began = Date.now();
+          const result = await s.run("up");
+          return { ...result, seconds: (Date.now() - began) / 1000 };
+        }),
+      );
       for (const result of results) expect(result.error, result.output).toBeUndefined();
+      process.stdout.write(
+        `three ups at a ${roundTripMs} ms round trip took ${results.map((r) => r.seconds.toFixed(1)).join(", ")} s, ` +
+          `their requests ${paced
+            .seconds()
+            .map((s) => s.toFixed(1))
+            .join(", ")} s\n`,
+      );
       expect(parts.every((managed) => converged(api, managed))).toBe(true);
       const stats = threeFigures(api, "three ups");
       // The bucket never ran dry. In the simulation three runs keep it at the reserve less

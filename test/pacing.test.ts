@@ -11,7 +11,6 @@ import {
   type PacingBudget,
   paceStep,
   politest,
-  refillRate,
   reserveTokens,
   resynchronised,
   TAKE_EVERYTHING,
@@ -204,10 +203,10 @@ describe("othersRate", () => {
 });
 
 describe("othersInFlight", () => {
-  const tenant = { others: 4, roundTripMs: 300, inFlight: 1 };
+  const tenant = { others: 8, roundTripMs: 600, inFlight: 1 };
 
   it("is what the other callers' rate sends in a round trip", () => {
-    expect(othersInFlight(tenant, 20, DEFAULT_PACING_BUDGET)).toBeCloseTo(3);
+    expect(othersInFlight(tenant, 20, DEFAULT_PACING_BUDGET)).toBeCloseTo(4.8);
   });
 
   it("is at least three times this run's own requests in flight, whatever the rate read", () => {
@@ -216,10 +215,10 @@ describe("othersInFlight", () => {
     );
   });
 
-  it("is at least one while the others take anything, however short the round trip", () => {
+  it("is at least three while the others take anything, however short the round trip", () => {
     expect(
       othersInFlight({ others: 0.5, roundTripMs: 1, inFlight: 0 }, 20, DEFAULT_PACING_BUDGET),
-    ).toBe(1);
+    ).toBe(3);
     expect(
       othersInFlight({ others: 0, roundTripMs: 1, inFlight: 0 }, 20, DEFAULT_PACING_BUDGET),
     ).toBe(0);
@@ -250,20 +249,6 @@ describe("resynchronised", () => {
 
   it("takes the header alone for a run that takes everything, as before", () => {
     expect(resynchronised(1.6, 1, TAKE_EVERYTHING)).toBe(1);
-  });
-});
-
-describe("refillRate", () => {
-  it("counts only what the other callers leave when there is a reserve", () => {
-    expect(refillRate(10, 3, DEFAULT_PACING_BUDGET)).toBe(7);
-  });
-
-  it("keeps a tenth of the tenant's rate, so a run whose estimate is low still probes", () => {
-    expect(refillRate(10, 10, DEFAULT_PACING_BUDGET)).toBe(1);
-  });
-
-  it("is the tenant's whole rate for a run that takes everything", () => {
-    expect(refillRate(10, 3, TAKE_EVERYTHING)).toBe(10);
   });
 });
 

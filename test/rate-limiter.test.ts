@@ -503,11 +503,7 @@ describe("TenantRateLimiter with a reserve", () => {
     },
   );
 
-  // Not yet: three runs share what production leaves unevenly (the slowest 1.56 to 1.94 x the
-  // fastest at 0 to 150 ms each way): a run that falls behind waits on a refill its answers say
-  // the others take, and sends nothing that would tell it otherwise; docs/decisions.md, "Sharing
-  // the rate limit", gives the figures and what was tried.
-  it.fails.each([0, 50, 150])(
+  it.each([0, 50, 150])(
     "shares the tenant fairly among three runs at %i ms each way: the slowest within 1.2 x the fastest",
     async (oneWayMs) => {
       const result = await besideBursts(3, 70, oneWayMs);

@@ -237,9 +237,8 @@ export function paceStep(
 export function refilled(state: PacingState, at: number): PacingState {
   const elapsed = Math.max(0, at - state.updatedAt) / 1000;
   const ceiling = (state.limit ?? state.initialConcurrency) - state.inFlight.length;
-  const rate = refillRate(state.rate, state.others, state.budget);
   const tokens =
-    state.tokens < ceiling ? Math.min(ceiling, state.tokens + elapsed * rate) : state.tokens;
+    state.tokens < ceiling ? Math.min(ceiling, state.tokens + elapsed * state.rate) : state.tokens;
   return { ...state, tokens, updatedAt: Math.max(state.updatedAt, at) };
 }
 
@@ -391,7 +390,7 @@ function released(
         limit: s.limit,
         reserve: reserveTokens(s.limit, s.budget),
         tokens: s.tokens,
-        refillRate: refillRate(s.rate, s.others, s.budget),
+        refillRate: s.rate,
         room: (s.limit ?? s.initialConcurrency) - s.inFlight.length,
         inFlight: s.inFlight.length,
         othersInFlight: othersInFlight(
@@ -486,7 +485,10 @@ export interface BucketView {
   readonly reserve: number;
   /** Tokens the model counts in the tenant's bucket, less this process's requests in flight. */
   readonly tokens: number;
-  /** Tokens per second the model adds between answers (see {@link refillRate}). */
+  /**
+   * Tokens per second the model adds between answers: the tenant's whole rate, as learned, what
+   * the other callers take being counted apart ({@link BucketView.othersInFlight}).
+   */
   readonly refillRate: number;
   /**
    * The most tokens the model can count before an answer: the bucket's size (before the first
@@ -657,21 +659,6 @@ export function othersRate(from: Anchor, to: Anchor, rate: number): number | und
 }
 
 /**
- * The rate the model refills at between answers. Without a reserve, the tenant's rate, as before:
- * a run that takes everything does not care who else draws. With one, the tenant's rate less what
- * the other callers were seen to take, so that this process does not count on tokens they spend
- * (with three runs and production drawing, counting on the whole rate put the bucket near empty).
- * At least a tenth of the tenant's rate, so that a run whose estimate is too low still sends the
- * request whose answer corrects it.
- *
- * @internal
- */
-export function refillRate(rate: number, others: number, budget: PacingBudget): number {
-  if (budget.reserveShare === 0) return rate;
-  return Math.max(rate / 10, rate - others);
-}
-
-/**
  * How many runs like this one a run counts on having requests out at once, beside it: with
  * three, three runs at once kept the bucket at the reserve less production's burst at 0 to
  * 150 ms each way in the simulation; with two, they took it to 0 (docs/decisions.md, "Sharing
@@ -680,14 +667,24 @@ export function refillRate(rate: number, others: number, budget: PacingBudget): 
 const RUNS_ALIKE = 3;
 
 /**
+ * The fewest of the other callers' requests counted on their way while they take anything: three.
+ * With the refill counted at the tenant's whole rate (docs/decisions.md, "Sharing the rate limit",
+ * fairness), three runs at once on loopback beside production reading in bursts of 3 took the
+ * bucket to 1.07 tokens with one counted, 2.04 with two and 2.06 with three; beside production in
+ * bursts of 6, two gave the runs 44 429s of their own, three none.
+ */
+const OTHERS_WHILE_THEY_TAKE = 3;
+
+/**
  * The other callers' requests already on their way that the latest answer did not count, which
  * will take tokens before a request sent now reaches the tenant: answers tell what the others
  * took a round trip ago, never what they have on the network now. At least what their rate
  * ({@link othersRate}) sends in a round trip; at least {@link RUNS_ALIKE} times this process's
  * own requests in flight, since runs that start together ramp up together, faster than a rate
  * read over half a second can follow (at 150 ms each way, two others had 16 requests out while
- * their rate read 4 a second); and at least one while the others take anything, however short the
- * round trip (on loopback, three runs that counted none of theirs took the bucket to 1.4 tokens).
+ * their rate read 4 a second); and at least {@link OTHERS_WHILE_THEY_TAKE} while the others take
+ * anything, however short the round trip: the refill counts on the tenant's whole rate, so what
+ * the others take between two answers is counted here.
  * 0 without a reserve, as the provider paced before the reserve existed, and for a tenant that
  * gives no figures. The cost for a run alone: that many tokens of its first burst left unspent, 6
  * at 150 ms each way (0.9 s of a 28 s run beside production).
@@ -701,7 +698,11 @@ export function othersInFlight(
 ): number {
   if (budget.reserveShare === 0 || limit === undefined || !Number.isFinite(limit)) return 0;
   const onTheirWay = (view.others * view.roundTripMs) / 1000;
-  return Math.max(onTheirWay, RUNS_ALIKE * view.inFlight, view.others > 0 ? 1 : 0);
+  return Math.max(
+    onTheirWay,
+    RUNS_ALIKE * view.inFlight,
+    view.others > 0 ? OTHERS_WHILE_THEY_TAKE : 0,
+  );
 }
 
 /**
