@@ -11,9 +11,10 @@
  * every answer's `x-ratelimit-remaining` says what all of them left. So a request goes only while
  * the bucket, less this process's requests in flight, holds more than the reserve; the reserve is
  * never spent, whatever the other callers do, and several runs at once keep it together with no
- * channel between them but those answers. Between answers the model refills at the rate the
- * bucket has been seen to grow for this process (the tenant's rate less what everyone else takes),
- * and the requests it lets out unconfirmed by an answer are capped by a window that grows while
+ * channel between them but those answers. Between answers the model refills at the tenant's
+ * whole rate, the same for every run (so that several share the tenant evenly), and a request also
+ * needs the tokens the other callers' requests on their way will take ({@link othersInFlight});
+ * the requests it lets out unconfirmed by an answer are capped by a window that grows while
  * answers stay above the reserve and halves when one falls below it, so that runs which read the
  * same answer at the same moment cannot together spend more than the reserve holds.
  *
@@ -598,9 +599,9 @@ export function nextWindow(
  * requests in flight) lies in that interval, it is the better figure: it keeps the fraction the
  * header drops, which on a small bucket decides whether the next request waits a whole token's
  * refill too long (with a bucket of 2 and a reserve of 1, snapping to the header took 1.8 x the
- * time the rate allows in test/rate-limiter.test.ts's simulation). Outside the interval the model was wrong (another caller took tokens, or it refilled
- * past the header), and the header's lower bound wins. Without a reserve, the header alone, as
- * before.
+ * time the rate allows in test/rate-limiter.test.ts's simulation). Outside the interval the model
+ * was wrong (another caller took tokens, or it refilled past the header), and the header's lower
+ * bound wins. Without a reserve, the header alone, as before.
  *
  * @internal
  */
