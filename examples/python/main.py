@@ -108,7 +108,9 @@ def run(command: str, stack_name: str, refresh: bool) -> tuple[int, dict[str, An
             preview = stack.preview(on_output=to_stderr)
             result["changes"] = changes(preview.change_summary)
         elif command == "up":
-            up = stack.up(on_output=to_stderr, refresh=refresh or None)
+            # show_secrets=False: the summary's copy of the config stays encrypted (nothing here
+            # shows it), and the CLI run that reads it does not derive the passphrase's key.
+            up = stack.up(on_output=to_stderr, refresh=refresh or None, show_secrets=False)
             result["changes"] = changes(up.summary.resource_changes)
             result["outputs"] = shown(up.outputs)
         elif command == "gate":
@@ -123,7 +125,7 @@ def run(command: str, stack_name: str, refresh: bool) -> tuple[int, dict[str, An
                 return EXIT_DRIFT, result
             result["drift"] = False
         else:
-            destroy = stack.destroy(on_output=to_stderr)
+            destroy = stack.destroy(on_output=to_stderr, show_secrets=False)
             result["changes"] = changes(destroy.summary.resource_changes)
     return 0, result
 

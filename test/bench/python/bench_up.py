@@ -83,7 +83,9 @@ def up() -> dict[str, object]:
     stack = auto.select_stack(STACK, project_name=PROJECT, program=program, opts=workspace())
     phases["stackSeconds"] = time.monotonic() - mark
     mark = time.monotonic()
-    result = stack.up(on_output=lambda line: print(line, file=sys.stderr))
+    # As examples/python/main.py: the summary's config stays encrypted (one CLI run fewer derives
+    # the passphrase's key).
+    result = stack.up(on_output=lambda line: print(line, file=sys.stderr), show_secrets=False)
     phases["upSeconds"] = time.monotonic() - mark
     phases["declareSeconds"] = PROGRAM_MARKS["end"] - PROGRAM_MARKS["start"]
     # The CLI's JSON gives the operations as plain strings: OpType takes both.
