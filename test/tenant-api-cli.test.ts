@@ -165,14 +165,16 @@ describe("pulumi-tenant local-tenant (npm run tenant-api)", () => {
   });
 
   it("exits 0 on SIGINT", async () => {
-    const { child, exited } = await startCli(process.execPath, [
+    const { line, exited } = await startCli(process.execPath, [
       TSX_CLI,
       "provider/cli.ts",
       "local-tenant",
       "--port",
       "0",
     ]);
-    child.kill("SIGINT");
+    // The server itself, not tsx's wrapper: the wrapper waits 30 ms for its child to say it took
+    // a signal it relays, and on a busy machine kills it with the signal instead (exit 130).
+    process.kill(line.pid, "SIGINT");
     expect((await exited).code).toBe(0);
   });
 
