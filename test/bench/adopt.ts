@@ -129,6 +129,8 @@ interface Generated {
   /** Resources in import.json: the push provider and the clients. */
   resources: number;
   hasPushProvider: boolean;
+  /** The host of the tenant it was generated from: the push provider's import id. */
+  host: string;
 }
 
 /**
@@ -187,7 +189,23 @@ async function generate(
     calls: api.stats().api,
     resources: resources.length,
     hasPushProvider: resources.some((r) => r.type.endsWith(":PushProviderSelection")),
+    host: new URL(api.domain).host,
   };
+}
+
+/**
+ * The generated import file for `api`, written into `dir`: the same clients (every tenant of the
+ * benchmark holds the same), and the push provider's id, which is the tenant's host, made this
+ * tenant's.
+ */
+async function importFileFor(generated: Generated, api: TenantApi, dir: string): Promise<string> {
+  const text = await readFile(join(generated.dir, "import.json"), "utf8");
+  const file = join(dir, "import.json");
+  await writeFile(
+    file,
+    text.replaceAll(JSON.stringify(generated.host), JSON.stringify(new URL(api.domain).host)),
+  );
+  return file;
 }
 
 /**
@@ -300,7 +318,7 @@ async function importThroughPlugin(
       [
         "import",
         "--file",
-        join(generated.dir, "import.json"),
+        await importFileFor(generated, api, project.dir),
         "--yes",
         ...(variant.skipPreview ? ["--skip-preview"] : []),
         ...(variant.parallel === undefined ? [] : ["--parallel", String(variant.parallel)]),
