@@ -22,7 +22,7 @@ import { type FSWatcher, readFileSync, watch } from "node:fs";
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
-import type { TenantApiRequest } from "../../provider/local-tenant/index.js";
+import type { TenantApiOptions, TenantApiRequest } from "../../provider/local-tenant/index.js";
 import {
   type PulumiCommand,
   type PulumiProject,
@@ -54,6 +54,61 @@ const isProviderLaunch = (args: readonly string[]): boolean =>
 /** Whether a process runs a provider's code: the dynamic-provider host, or the tenant plugin. */
 const isProviderHost = (args: readonly string[]): boolean =>
   args.some((arg) => arg.includes("dynamic-provider") || arg.includes("/resource-tenant-v"));
+
+/**
+ * Where the tenant is: on loopback, or a round trip away through the local tenant's network delay
+ * (docs/local-tenant.md, "A tenant a network away"), where every answer's headers are a round trip
+ * old when the run reads them, as from a pipeline.
+ */
+export interface Distance {
+  /** The round trip, as the tables show it. */
+  readonly label: string;
+  /** The round trip, seconds. */
+  readonly roundTripSeconds: number;
+  /** The local tenant's `networkDelay`: half the round trip on each way. */
+  readonly networkDelay: TenantApiOptions["networkDelay"];
+}
+
+/** The two columns of the rate-limit benchmarks. */
+const ALL_DISTANCES: readonly Distance[] = [
+  { label: "loopback", roundTripSeconds: 0, networkDelay: undefined },
+  { label: "100 ms", roundTripSeconds: 0.1, networkDelay: { minMs: 50 } },
+];
+
+/**
+ * The distances a benchmark runs at: both, or those `BENCH_DISTANCES` names by their round trip in
+ * ms (`BENCH_DISTANCES=0` runs on loopback only, `100` at a distance only).
+ */
+export const DISTANCES: readonly Distance[] = (() => {
+  const named = process.env.BENCH_DISTANCES?.split(",").map((ms) => Number(ms.trim()) / 1000);
+  if (named === undefined) return ALL_DISTANCES;
+  const chosen = ALL_DISTANCES.filter((d) => named.includes(d.roundTripSeconds));
+  if (chosen.length === 0) {
+    throw new Error(
+      `BENCH_DISTANCES=${process.env.BENCH_DISTANCES} names no distance; there are ` +
+        ALL_DISTANCES.map((d) => d.roundTripSeconds * 1000).join(", "),
+    );
+  }
+  return chosen;
+})();
+
+/** Whether `distance` is the tenant on loopback. */
+export const onLoopback = (distance: Distance): boolean => distance.roundTripSeconds === 0;
+
+/**
+ * The floor of a piece of work at `distance`, from first principles: the calls it needs paced at
+ * the rate (`rateSeconds`, the floor on loopback), or its round trips that cannot overlap (each
+ * waits for the answer before: the token, a first page before the others...), whichever is longer.
+ * A pass of many pages read one after another is bounded by its round trips, not by the rate,
+ * once a round trip is longer than the rate's interval.
+ */
+export function floorAt(
+  rateSeconds: number,
+  sequentialRoundTrips: number,
+  distance: Distance,
+): number {
+  return Math.max(rateSeconds, sequentialRoundTrips * distance.roundTripSeconds);
+}
 
 /** One request to the tenant API, as it arrived. */
 export interface ApiRequest {

@@ -13,7 +13,7 @@ import { newClientId, type SeedClient } from "../../provider/local-tenant/seed.j
 import { installPackedPackage } from "../support/installed-package.js";
 import { PulumiProject } from "../support/pulumi.js";
 import { tenantConfig } from "../support/stack-config.js";
-import { RequestLog } from "./measure.js";
+import { type Distance, RequestLog } from "./measure.js";
 
 const EXAMPLE = resolve(__dirname, "..", "..", "examples", "clients-from-data");
 
@@ -48,15 +48,20 @@ export function declaredClients(seeded: readonly SeedClient[], revised = false):
   }));
 }
 
-/** A tenant of `seeded` limited to `rateLimit`, and the log of its requests (measure.ts). */
+/**
+ * A tenant of `seeded` limited to `rateLimit`, `distance` away (loopback by default), and the log
+ * of its requests (measure.ts).
+ */
 export async function startBenchTenant(
   seeded: SeedClient[],
   rateLimit: { rate: number; burst: number },
+  distance?: Distance,
 ): Promise<{ api: TenantApi; requests: RequestLog }> {
   const requests = new RequestLog();
   const api = await startTenantApi({
     seed: { clients: seeded },
     rateLimit,
+    networkDelay: distance?.networkDelay,
     onRequest: requests.record,
     onAnswer: requests.answer,
   });

@@ -16,8 +16,14 @@
  *      per pass.
  * Every scenario: 0 failed operations, 429s at most 5% of calls (reads per pass count the calls a
  * pass chose: a 429 and its retry count once). The floor is the fewest calls the work needs (the
- * reads the bound allows, plus one PATCH per changed client) divided by the rate. BENCH_ONLY=A (or
- * B, C, or a list) runs some of them.
+ * reads the bound allows, plus one PATCH per changed client) divided by the rate; at a distance,
+ * that or the round trips that cannot overlap (in each pass the token, page 0, then the other
+ * pages at once), whichever is longer ({@link floorAt}). BENCH_ONLY=A (or B, C, or a list) runs
+ * some of them.
+ *
+ * Every scenario runs on loopback and with the tenant a 100 ms round trip away (its network delay
+ * of 50 ms each way, docs/local-tenant.md, "A tenant a network away"), with the same targets: they
+ * count calls, which the distance must not change. BENCH_DISTANCES=0 (or 100) runs one distance.
  *
  * Prints the tables, the timelines and the targets; exits non-zero when a target is not met.
  */
@@ -28,7 +34,10 @@ import type { PulumiCommand, PulumiProject } from "../support/pulumi.js";
 import {
   cell,
   checkDiff,
+  DISTANCES,
+  type Distance,
   firstCallSeconds,
+  floorAt,
   type Measured,
   measureRun,
   previewPassSeconds,
@@ -46,6 +55,8 @@ const ONLY = new Set((process.env.BENCH_ONLY ?? "A,B,C").split(",").map((s) => s
 
 interface Row {
   scenario: string;
+  /** {@link Distance.label}. */
+  roundTrip: string;
   ok: boolean;
   /** Management API calls (the token endpoint aside). */
   calls: number;
@@ -72,11 +83,17 @@ interface Tenant {
   readonly api: TenantApi;
   readonly requests: RequestLog;
   readonly rate: number;
+  readonly distance: Distance;
   /** The ids of the tenant's clients, in its order. */
   readonly ids: string[];
 }
 
-async function startTenant(clients: number, rate: number, burst: number): Promise<Tenant> {
+async function startTenant(
+  clients: number,
+  rate: number,
+  burst: number,
+  distance: Distance,
+): Promise<Tenant> {
   const probe = await startTenantApi({});
   const seeded = probe.store.snapshot().clients.length;
   await probe.stop();
@@ -84,33 +101,46 @@ async function startTenant(clients: number, rate: number, burst: number): Promis
   const api = await startTenantApi({
     extraClients: clients - seeded,
     rateLimit: { rate, burst },
+    networkDelay: distance.networkDelay,
     onRequest: requests.record,
     onAnswer: requests.answer,
   });
-  return { api, requests, rate, ids: api.store.snapshot().clients.map((c) => c.client_id) };
+  return {
+    api,
+    requests,
+    rate,
+    distance,
+    ids: api.store.snapshot().clients.map((c) => c.client_id),
+  };
 }
 
-/** Runs one command of `project` against `tenant`, counting calls by route and reads per pass. */
+/**
+ * Runs one command of `project` against `tenant`, counting calls by route and reads per pass; its
+ * floor is `floorCalls` over the rate, or at a distance `roundTrips` that cannot overlap, whichever
+ * is longer.
+ */
 async function measure(
   project: PulumiProject,
   tenant: Tenant,
   scenario: string,
   command: PulumiCommand,
   floorCalls: number,
+  roundTrips: number,
 ): Promise<Row> {
   const { api } = tenant;
-  process.stdout.write(`  ${scenario}...`);
+  process.stdout.write(`  ${scenario} (${tenant.distance.label})...`);
   api.resetStats();
   const m = await measureRun(project, command, { requests: tenant.requests, timeoutMs: 900_000 });
   const stats = api.stats();
   const row: Row = {
     scenario,
+    roundTrip: tenant.distance.label,
     ok: m.result.ok,
     calls: stats.api,
     readsPerPass: m.passes.map((pass) => pass.reads),
     rateLimited: m.passes.reduce((sum, pass) => sum + pass.rateLimited, 0),
     byRoute: stats.byRoute,
-    floorSeconds: floorCalls / tenant.rate,
+    floorSeconds: floorAt(floorCalls / tenant.rate, roundTrips, tenant.distance),
     failed: m.result.steps.filter((step) => !step.ok).length,
     measured: m,
     loadAverage: loadavg()[0] ?? 0,
@@ -127,16 +157,39 @@ function readBound(managed: number, total: number): number {
   return 2 * Math.min(managed, pageCountOf(total)) + 1;
 }
 
-async function scenarioA(program: BenchProgram): Promise<{ rows: Row[]; targets: Target[] }> {
-  const tenant = await startTenant(210, 10, 20);
+/**
+ * The round trips of a pass that cannot overlap: the token, page 0 (which tells the total), then
+ * the other reads at once.
+ */
+const PASS_ROUND_TRIPS = 3;
+
+async function scenarioA(
+  program: BenchProgram,
+  distance: Distance,
+): Promise<{ rows: Row[]; targets: Target[] }> {
+  const tenant = await startTenant(210, 10, 20, distance);
   try {
     const managed = tenant.ids.slice(0, 200);
     await program.declare(managed.map((id) => ({ clientId: id, description: `managed ${id}` })));
     const project = await program.stack(tenant.api, "small");
     const pages = pageCountOf(tenant.ids.length);
-    const up = await measure(project, tenant, "A. up: create 200 of 210", "up", pages + 200);
-    const preview = await measure(project, tenant, "A. preview: no change", "preview", 0);
-    const refresh = await measure(project, tenant, "A. refresh 200 of 210", "refresh", 2 * pages);
+    const up = await measure(
+      project,
+      tenant,
+      "A. up: create 200 of 210",
+      "up",
+      pages + 200,
+      PASS_ROUND_TRIPS + 1,
+    );
+    const preview = await measure(project, tenant, "A. preview: no change", "preview", 0, 0);
+    const refresh = await measure(
+      project,
+      tenant,
+      "A. refresh 200 of 210",
+      "refresh",
+      2 * pages,
+      2 * PASS_ROUND_TRIPS,
+    );
     return {
       rows: [up, preview, refresh],
       targets: [
@@ -174,13 +227,21 @@ async function scenarioB(
   const minReads = Math.min(managedCount, pages);
   const name = `${managedCount} of ${tenant.ids.length}`;
   const letter = managedCount >= 100 ? "B" : "C";
-  const up = await measure(project, tenant, `${letter}. up: adopt ${name}`, "up", minReads);
+  const up = await measure(
+    project,
+    tenant,
+    `${letter}. up: adopt ${name}`,
+    "up",
+    minReads,
+    PASS_ROUND_TRIPS,
+  );
   const refresh = await measure(
     project,
     tenant,
     `${letter}. refresh ${name}`,
     "refresh",
     2 * minReads,
+    2 * PASS_ROUND_TRIPS,
   );
   return {
     rows: [up, refresh],
@@ -203,7 +264,7 @@ function hasWrites(row: Row): boolean {
 function target(name: string, row: Row, met: boolean, detail: string): Target {
   const failed = !row.ok || row.failed > 0;
   return {
-    target: `${name}, 0 failed operations`,
+    target: `${name} (${row.roundTrip}), 0 failed operations`,
     met: met && !failed,
     detail: failed ? `${detail}; failed: ${row.failed} ${row.error ?? ""}` : detail,
   };
@@ -233,6 +294,7 @@ function printReport(rows: Row[], targets: Target[]): void {
     `\nclient reads\n${table(
       [
         "scenario",
+        "round trip",
         "result",
         "wall s",
         "calls",
@@ -245,6 +307,7 @@ function printReport(rows: Row[], targets: Target[]): void {
       ],
       rows.map((row) => [
         row.scenario,
+        row.roundTrip,
         row.ok && row.failed === 0 ? "ok" : "FAILED",
         row.measured.wallSeconds.toFixed(1),
         String(row.calls),
@@ -262,6 +325,7 @@ function printReport(rows: Row[], targets: Target[]): void {
     `${table(
       [
         "scenario",
+        "round trip",
         "wall",
         "start-up",
         "preview pass",
@@ -276,10 +340,11 @@ function printReport(rows: Row[], targets: Target[]): void {
         "shutdown",
         "host RSS MiB",
       ],
-      rows.map(({ scenario, measured: m }) => {
+      rows.map(({ scenario, roundTrip, measured: m }) => {
         const cd = checkDiff(m);
         return [
           scenario,
+          roundTrip,
           m.wallSeconds.toFixed(1),
           cell(startupSeconds(m)),
           cell(previewPassSeconds(m)),
@@ -306,11 +371,13 @@ function printReport(rows: Row[], targets: Target[]): void {
   );
   process.stdout.write("\ncalls by route:\n");
   for (const row of rows) {
-    process.stdout.write(`  ${row.scenario}: ${JSON.stringify(row.byRoute)}\n`);
+    process.stdout.write(`  ${row.scenario} (${row.roundTrip}): ${JSON.stringify(row.byRoute)}\n`);
   }
   process.stdout.write("\ntimelines (seconds from the CLI's spawn):\n");
   for (const row of rows) {
-    process.stdout.write(`  ${row.scenario}: wall ${row.measured.wallSeconds.toFixed(1)} s\n`);
+    process.stdout.write(
+      `  ${row.scenario} (${row.roundTrip}): wall ${row.measured.wallSeconds.toFixed(1)} s\n`,
+    );
     for (const line of timeline(row.measured)) process.stdout.write(`    ${line}\n`);
   }
   process.stdout.write("\ntargets:\n");
@@ -328,25 +395,27 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const targets: Target[] = [];
   try {
-    if (ONLY.has("A")) {
-      const a = await scenarioA(program);
-      rows.push(...a.rows);
-      targets.push(...a.targets);
-    }
-    if (ONLY.has("B") || ONLY.has("C")) {
-      const large = await startTenant(5000, 2, 10);
-      try {
-        for (const [letter, managed, bound] of [
-          ["B", 1000, 101],
-          ["C", 5, 11],
-        ] as const) {
-          if (!ONLY.has(letter)) continue;
-          const b = await scenarioB(program, large, managed, bound);
-          rows.push(...b.rows);
-          targets.push(...b.targets);
+    for (const distance of DISTANCES) {
+      if (ONLY.has("A")) {
+        const a = await scenarioA(program, distance);
+        rows.push(...a.rows);
+        targets.push(...a.targets);
+      }
+      if (ONLY.has("B") || ONLY.has("C")) {
+        const large = await startTenant(5000, 2, 10, distance);
+        try {
+          for (const [letter, managed, bound] of [
+            ["B", 1000, 101],
+            ["C", 5, 11],
+          ] as const) {
+            if (!ONLY.has(letter)) continue;
+            const b = await scenarioB(program, large, managed, bound);
+            rows.push(...b.rows);
+            targets.push(...b.targets);
+          }
+        } finally {
+          await large.api.stop();
         }
-      } finally {
-        await large.api.stop();
       }
     }
   } finally {

@@ -13,6 +13,7 @@
  * Each scenario runs twice: on loopback, and with the tenant a 100 ms round trip away (its network
  * delay of 50 ms each way: docs/local-tenant.md, "A tenant a network away"), where every answer's
  * headers are a round trip old, as from a pipeline; same targets against the same floors.
+ * BENCH_DISTANCES=0 (or 100) runs one distance (test/bench/measure.ts).
  *
  * The floor is what production leaves: (calls - bucket) / (rate - background), the calls being the
  * management API calls the run made (reads included). Targets: production's 429s during our runs
@@ -34,7 +35,7 @@ import {
 import { ClientSettingsProvider } from "../../provider/providers/client-settings.js";
 import { PulumiProject } from "../support/pulumi.js";
 import { tenantConfig } from "../support/stack-config.js";
-import { cell, table } from "./measure.js";
+import { cell, DISTANCES, type Distance, table } from "./measure.js";
 import { installBenchProgram } from "./program.js";
 
 const run = promisify(execFile);
@@ -50,19 +51,6 @@ const PER_RUN = 70;
 const SINGLE_TARGET = 1.1;
 /** The three runs' tenant pass together, at most this many times the floor. */
 const THREE_TARGET = 1.15;
-
-/** Where the tenant is: on loopback, or a round trip away. */
-interface Distance {
-  /** The round trip, as the table shows it. */
-  readonly label: string;
-  readonly networkDelay: TenantApiOptions["networkDelay"];
-}
-
-/** The two columns of every scenario. */
-const DISTANCES: readonly Distance[] = [
-  { label: "loopback", networkDelay: undefined },
-  { label: "100 ms", networkDelay: { minMs: 50 } },
-];
 
 /** One scenario's figures. */
 interface Row {
