@@ -203,24 +203,36 @@ describe("othersRate", () => {
 });
 
 describe("othersInFlight", () => {
-  const tenant = { others: 8, roundTripMs: 600, inFlight: 1 };
+  const tenant = { others: 8, othersKnown: true, roundTripMs: 600, inFlight: 1 };
 
   it("is what the other callers' rate sends in a round trip", () => {
     expect(othersInFlight(tenant, 20, DEFAULT_PACING_BUDGET)).toBeCloseTo(4.8);
   });
 
-  it("is at least three times this run's own requests in flight, whatever the rate read", () => {
-    expect(othersInFlight({ ...tenant, others: 0, inFlight: 2 }, 20, DEFAULT_PACING_BUDGET)).toBe(
-      6,
-    );
+  it("is at least three times this run's own requests in flight before the others' rate is read", () => {
+    const unread = { ...tenant, others: 0, othersKnown: false, inFlight: 2 };
+    expect(othersInFlight(unread, 20, DEFAULT_PACING_BUDGET)).toBe(6);
+  });
+
+  it("counts nothing for this run's own requests in flight once the others are read to take nothing", () => {
+    const alone = { ...tenant, others: 0, othersKnown: true, inFlight: 2 };
+    expect(othersInFlight(alone, 20, DEFAULT_PACING_BUDGET)).toBe(0);
   });
 
   it("is at least three while the others take anything, however short the round trip", () => {
     expect(
-      othersInFlight({ others: 0.5, roundTripMs: 1, inFlight: 0 }, 20, DEFAULT_PACING_BUDGET),
+      othersInFlight(
+        { others: 0.5, othersKnown: true, roundTripMs: 1, inFlight: 0 },
+        20,
+        DEFAULT_PACING_BUDGET,
+      ),
     ).toBe(3);
     expect(
-      othersInFlight({ others: 0, roundTripMs: 1, inFlight: 0 }, 20, DEFAULT_PACING_BUDGET),
+      othersInFlight(
+        { others: 0, othersKnown: true, roundTripMs: 1, inFlight: 0 },
+        20,
+        DEFAULT_PACING_BUDGET,
+      ),
     ).toBe(0);
   });
 
@@ -334,7 +346,8 @@ describe("paceStep", () => {
 
   it("sets its timer to the moment the refill lets the next request leave the reserve", () => {
     const first = paceStep(start(), { kind: "queue", at: 0, waiting: [0] });
-    // 14 of 21 missing, full in 1.4 s: 10 tokens a second; 6 left, all of them the reserve.
+    // 14 of 21 missing, full in 1.4 s: 10 tokens a second; 6 left, all of them the reserve, when
+    // the tenant counted the request, half its 10 ms round trip ago: 0.05 of a token since.
     const { actions } = paceStep(first.state, {
       kind: "answer",
       at: 10,
@@ -343,7 +356,7 @@ describe("paceStep", () => {
       status: 200,
       ticket: { sentAt: 0, seq: 1 },
     });
-    expect(actions).toEqual({ send: [], wakeAt: 110, report: [] });
+    expect(actions).toEqual({ send: [], wakeAt: 105, report: [] });
   });
 
   it("reports a request held back by the window of unanswered requests as waiting for answers", () => {

@@ -106,6 +106,8 @@ export interface PacingState {
   readonly rate: number;
   /** What the other callers of the tenant were seen to take, per second. */
   readonly others: number;
+  /** Whether {@link others} was read yet: it needs answers half a second apart. */
+  readonly othersKnown: boolean;
   /** Tokens the model counts in the bucket, less this process's requests in flight. */
   readonly tokens: number;
   /** When {@link tokens} was last refilled (ms since the epoch). */
@@ -200,6 +202,7 @@ export function initialPacingState(options: {
     limit: undefined,
     rate: options.minimumRate,
     others: 0,
+    othersKnown: false,
     tokens: options.initialConcurrency,
     updatedAt: options.at,
     inFlight: [],
@@ -300,7 +303,7 @@ function answered(
   const index = event.ticket === undefined ? 0 : Math.max(0, state.inFlight.indexOf(ticket.seq));
   const inFlight = state.inFlight.filter((_, i) => i !== index);
   const fresh = refilled({ ...state, inFlight }, event.at);
-  let { limit, tokens, lastRemaining, anchors, others } = fresh;
+  let { limit, tokens, lastRemaining, anchors, others, othersKnown } = fresh;
   const { remaining, reset } = headers ?? {};
   if (headers?.limit !== undefined && headers.limit > 0) {
     limit = headers.limit;
@@ -322,13 +325,22 @@ function answered(
         event.ticket === undefined
           ? inFlight.length
           : inFlight.filter((seq) => seq > ticket.seq).length;
-      const held = resynchronised(tokens + later, remaining, state.budget);
-      tokens = held - later;
+      // The model's count when the tenant counted the request, about half the round trip after
+      // it went (for a page of 100 clients the answer takes longer than the way there): the
+      // count now less the refill since. Compared with the count now, a slow answer read as a
+      // bucket a whole token lower than it was, and the next request waited for that token.
+      const countedAt = (ticket.sentAt + event.at) / 2;
+      const since = Math.max(0, ((event.at - countedAt) / 1000) * rate);
+      const held = resynchronised(tokens + later - since, remaining, state.budget);
+      const ceiling = (limit ?? state.initialConcurrency) - inFlight.length;
+      tokens = Math.min(ceiling, held + since - later);
       lastRemaining = remaining;
       const anchor: Anchor = { sentAt: ticket.sentAt, remaining: held, started: ticket.seq };
       anchors = anchors.filter((a) => anchor.sentAt - a.sentAt <= OTHERS_SPAN_MS);
       const oldest = anchors[0];
-      others = (oldest === undefined ? undefined : othersRate(oldest, anchor, rate)) ?? others;
+      const read = oldest === undefined ? undefined : othersRate(oldest, anchor, rate);
+      others = read ?? others;
+      if (read !== undefined) othersKnown = true;
       anchors = [...anchors, anchor];
     }
   }
@@ -341,7 +353,18 @@ function answered(
         : // A tenant that gives no figures: nothing for the window to read, so it does not throttle.
           Number.POSITIVE_INFINITY;
   if (status === 429) tokens = Math.min(tokens, -inFlight.length);
-  return { ...fresh, limit, rate, others, tokens, window, lastRemaining, anchors, roundTripMs };
+  return {
+    ...fresh,
+    limit,
+    rate,
+    others,
+    othersKnown,
+    tokens,
+    window,
+    lastRemaining,
+    anchors,
+    roundTripMs,
+  };
 }
 
 /**
@@ -395,7 +418,12 @@ function released(
         room: (s.limit ?? s.initialConcurrency) - s.inFlight.length,
         inFlight: s.inFlight.length,
         othersInFlight: othersInFlight(
-          { others: s.others, roundTripMs: s.roundTripMs, inFlight: s.inFlight.length },
+          {
+            others: s.others,
+            othersKnown: s.othersKnown,
+            roundTripMs: s.roundTripMs,
+            inFlight: s.inFlight.length,
+          },
           s.limit,
           s.budget,
         ),
@@ -551,7 +579,8 @@ export function decideStart(view: BucketView, budget: PacingBudget, now: number)
   // counted on the way would otherwise ask for tokens no refill can bring, and nothing would go.
   const others = Math.min(view.othersInFlight, Math.max(0, view.room - 1 - reserve));
   const missing = 1 + reserve + others - view.tokens;
-  const bucketWait = missing <= 0 ? 0 : Math.ceil((missing / view.refillRate) * 1000);
+  // Rounded up to whole ms, less floating-point noise (0.95 of a token at 10/s is 95 ms, not 96).
+  const bucketWait = missing <= 0 ? 0 : Math.ceil((missing / view.refillRate) * 1000 - 1e-6);
   // Only an answer can end these waits: no timer, no polling.
   if (view.inFlight >= view.window || 1 + reserve > view.room) {
     return { go: false, waitMs: Number.POSITIVE_INFINITY, heldBy: "window" };
@@ -683,17 +712,23 @@ const OTHERS_WHILE_THEY_TAKE = 3;
  * ({@link othersRate}) sends in a round trip; at least {@link RUNS_ALIKE} times this process's
  * own requests in flight, since runs that start together ramp up together, faster than a rate
  * read over half a second can follow (at 150 ms each way, two others had 16 requests out while
- * their rate read 4 a second); and at least {@link OTHERS_WHILE_THEY_TAKE} while the others take
- * anything, however short the round trip: the refill counts on the tenant's whole rate, so what
- * the others take between two answers is counted here.
- * 0 without a reserve, as the provider paced before the reserve existed, and for a tenant that
- * gives no figures. The cost for a run alone: that many tokens of its first burst left unspent, 6
- * at 150 ms each way (0.9 s of a 28 s run beside production).
+ * their rate read 4 a second), unless the others' rate has been read and is 0 (a run alone: it
+ * then spends the tokens it held back, which at 150 ms each way had kept 11 tokens of a lone
+ * run's first burst unspent and cost it 1 s of 20); and at least {@link OTHERS_WHILE_THEY_TAKE}
+ * while the others take anything, however short the round trip: the refill counts on the
+ * tenant's whole rate, so what the others take between two answers is counted here. 0 without a
+ * reserve, as the provider paced before the reserve existed, and for a tenant that gives no
+ * figures.
  *
  * @internal
  */
 export function othersInFlight(
-  view: { readonly others: number; readonly roundTripMs: number; readonly inFlight: number },
+  view: {
+    readonly others: number;
+    readonly othersKnown: boolean;
+    readonly roundTripMs: number;
+    readonly inFlight: number;
+  },
   limit: number | undefined,
   budget: PacingBudget,
 ): number {
@@ -701,7 +736,7 @@ export function othersInFlight(
   const onTheirWay = (view.others * view.roundTripMs) / 1000;
   return Math.max(
     onTheirWay,
-    RUNS_ALIKE * view.inFlight,
+    view.othersKnown && view.others === 0 ? 0 : RUNS_ALIKE * view.inFlight,
     view.others > 0 ? OTHERS_WHILE_THEY_TAKE : 0,
   );
 }
