@@ -259,6 +259,11 @@ describe("resynchronised", () => {
     expect(resynchronised(0.4, 1, DEFAULT_PACING_BUDGET)).toBe(1);
   });
 
+  it("takes the top of the header's whole token when the count is above it by less than the slack", () => {
+    expect(resynchronised(1.02, 0, DEFAULT_PACING_BUDGET, 0.05)).toBeCloseTo(1 - 1e-6, 9);
+    expect(resynchronised(1.2, 0, DEFAULT_PACING_BUDGET, 0.05)).toBe(0);
+  });
+
   it("takes the header alone for a run that takes everything, as before", () => {
     expect(resynchronised(1.6, 1, TAKE_EVERYTHING)).toBe(1);
   });
