@@ -203,7 +203,7 @@ describe("othersRate", () => {
 });
 
 describe("othersInFlight", () => {
-  const tenant = { others: 8, othersKnown: true, roundTripMs: 600, inFlight: 1 };
+  const tenant = { others: 8, othersKnown: true, rate: 10, roundTripMs: 600, inFlight: 1 };
 
   it("is what the other callers' rate sends in a round trip", () => {
     expect(othersInFlight(tenant, 20, DEFAULT_PACING_BUDGET)).toBeCloseTo(4.8);
@@ -214,22 +214,22 @@ describe("othersInFlight", () => {
     expect(othersInFlight(unread, 20, DEFAULT_PACING_BUDGET)).toBe(6);
   });
 
-  it("counts nothing for this run's own requests in flight once the others are read to take nothing", () => {
-    const alone = { ...tenant, others: 0, othersKnown: true, inFlight: 2 };
-    expect(othersInFlight(alone, 20, DEFAULT_PACING_BUDGET)).toBe(0);
+  it("counts only what the others' rate sends in a round trip once they are read to take less than a twentieth of the rate", () => {
+    const alone = { ...tenant, others: 0.3, othersKnown: true, inFlight: 2 };
+    expect(othersInFlight(alone, 20, DEFAULT_PACING_BUDGET)).toBeCloseTo(0.18);
   });
 
   it("is at least three while the others take anything, however short the round trip", () => {
     expect(
       othersInFlight(
-        { others: 0.5, othersKnown: true, roundTripMs: 1, inFlight: 0 },
+        { others: 0.5, othersKnown: true, rate: 10, roundTripMs: 1, inFlight: 0 },
         20,
         DEFAULT_PACING_BUDGET,
       ),
     ).toBe(3);
     expect(
       othersInFlight(
-        { others: 0, othersKnown: true, roundTripMs: 1, inFlight: 0 },
+        { others: 0, othersKnown: true, rate: 10, roundTripMs: 1, inFlight: 0 },
         20,
         DEFAULT_PACING_BUDGET,
       ),

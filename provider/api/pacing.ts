@@ -331,7 +331,10 @@ function answered(
       // bucket a whole token lower than it was, and the next request waited for that token.
       const countedAt = (ticket.sentAt + event.at) / 2;
       const since = Math.max(0, ((event.at - countedAt) / 1000) * rate);
-      const slack = (rate * COUNT_TIMING_MS) / 1000;
+      // A run alone may allow for half the round trip too (when the tenant counted the request
+      // is a guess within it): nobody else's requests can hide in that allowance.
+      const alone = othersKnown && othersTakeNothing(others, rate);
+      const slack = (rate * (COUNT_TIMING_MS + (alone ? roundTripMs / 2 : 0))) / 1000;
       const held = resynchronised(tokens + later - since, remaining, state.budget, slack);
       const ceiling = (limit ?? state.initialConcurrency) - inFlight.length;
       tokens = Math.min(ceiling, held + since - later);
@@ -372,9 +375,10 @@ function answered(
  * What the model allows for the moments it cannot place when an answer's figure is read against
  * its count ({@link resynchronised}): an event loop's turn on each side and the tenant's handling
  * before it counts the request. At 2 requests/s, 0.05 of a token: `pulumi-tenant generate`'s counts
- * were 0.01 to 0.04 above the header on loopback. Not the round trip's uncertainty too: allowing
- * half of it let three runs at 150 ms each way take the bucket below the reserve less production's
- * burst (1.95) in the simulation.
+ * were 0.01 to 0.04 above the header on loopback. The round trip's uncertainty only for a run
+ * alone (at a 100 ms round trip, generate's count was 0.1 above, and it lost a token): allowing
+ * half of it to every run let three runs at 150 ms each way take the bucket below the reserve less
+ * production's burst (1.95) in the simulation.
  */
 const COUNT_TIMING_MS = 25;
 
@@ -432,6 +436,7 @@ function released(
           {
             others: s.others,
             othersKnown: s.othersKnown,
+            rate: s.rate,
             roundTripMs: s.roundTripMs,
             inFlight: s.inFlight.length,
           },
@@ -714,6 +719,15 @@ export function othersRate(from: Anchor, to: Anchor, rate: number): number | und
 }
 
 /**
+ * Whether the other callers' rate, as read ({@link othersRate}), says they take nothing: less
+ * than a twentieth of the tenant's rate, which is what the headers' rounding reads for nobody
+ * (0.01 to 0.09 requests/s at 2/s, a run alone).
+ */
+function othersTakeNothing(others: number, rate: number): boolean {
+  return others < rate / 20;
+}
+
+/**
  * How many runs like this one a run counts on having requests out at once, beside it: with
  * three, three runs at once kept the bucket at the reserve less production's burst at 0 to
  * 150 ms each way in the simulation; with two, they took it to 0 (docs/decisions.md, "Sharing
@@ -737,7 +751,8 @@ const OTHERS_WHILE_THEY_TAKE = 3;
  * ({@link othersRate}) sends in a round trip; at least {@link RUNS_ALIKE} times this process's
  * own requests in flight, since runs that start together ramp up together, faster than a rate
  * read over half a second can follow (at 150 ms each way, two others had 16 requests out while
- * their rate read 4 a second), unless the others' rate has been read and is 0 (a run alone: it
+ * their rate read 4 a second), unless the others' rate has been read and is nothing
+ * ({@link othersTakeNothing}; a run alone: it
  * then spends the tokens it held back, which at 150 ms each way had kept 11 tokens of a lone
  * run's first burst unspent and cost it 1 s of 20); and at least {@link OTHERS_WHILE_THEY_TAKE}
  * while the others take anything, however short the round trip: the refill counts on the
@@ -751,6 +766,8 @@ export function othersInFlight(
   view: {
     readonly others: number;
     readonly othersKnown: boolean;
+    /** The tenant's rate, as learned. */
+    readonly rate: number;
     readonly roundTripMs: number;
     readonly inFlight: number;
   },
@@ -761,8 +778,8 @@ export function othersInFlight(
   const onTheirWay = (view.others * view.roundTripMs) / 1000;
   return Math.max(
     onTheirWay,
-    view.othersKnown && view.others === 0 ? 0 : RUNS_ALIKE * view.inFlight,
-    view.others > 0 ? OTHERS_WHILE_THEY_TAKE : 0,
+    view.othersKnown && othersTakeNothing(view.others, view.rate) ? 0 : RUNS_ALIKE * view.inFlight,
+    othersTakeNothing(view.others, view.rate) ? 0 : OTHERS_WHILE_THEY_TAKE,
   );
 }
 
