@@ -203,33 +203,33 @@ describe("othersRate", () => {
 });
 
 describe("othersInFlight", () => {
-  const tenant = { others: 8, othersKnown: true, rate: 10, roundTripMs: 600, inFlight: 1 };
+  const tenant = { others: 8, rate: 10, roundTripMs: 600, inFlight: 1 };
 
   it("is what the other callers' rate sends in a round trip", () => {
     expect(othersInFlight(tenant, 20, DEFAULT_PACING_BUDGET)).toBeCloseTo(4.8);
   });
 
   it("is at least three times this run's own requests in flight before the others' rate is read", () => {
-    const unread = { ...tenant, others: 0, othersKnown: false, inFlight: 2 };
+    const unread = { ...tenant, others: undefined, inFlight: 2 };
     expect(othersInFlight(unread, 20, DEFAULT_PACING_BUDGET)).toBe(6);
   });
 
   it("counts only what the others' rate sends in a round trip once they are read to take less than a twentieth of the rate", () => {
-    const alone = { ...tenant, others: 0.3, othersKnown: true, inFlight: 2 };
+    const alone = { ...tenant, others: 0.3, inFlight: 2 };
     expect(othersInFlight(alone, 20, DEFAULT_PACING_BUDGET)).toBeCloseTo(0.18);
   });
 
   it("is at least three while the others take anything, however short the round trip", () => {
     expect(
       othersInFlight(
-        { others: 0.5, othersKnown: true, rate: 10, roundTripMs: 1, inFlight: 0 },
+        { others: 0.5, rate: 10, roundTripMs: 1, inFlight: 0 },
         20,
         DEFAULT_PACING_BUDGET,
       ),
     ).toBe(3);
     expect(
       othersInFlight(
-        { others: 0, othersKnown: true, rate: 10, roundTripMs: 1, inFlight: 0 },
+        { others: 0, rate: 10, roundTripMs: 1, inFlight: 0 },
         20,
         DEFAULT_PACING_BUDGET,
       ),

@@ -104,10 +104,11 @@ export interface PacingState {
   readonly limit: number | undefined;
   /** The tenant's refill rate, as learned (a lower bound). */
   readonly rate: number;
-  /** What the other callers of the tenant were seen to take, per second. */
-  readonly others: number;
-  /** Whether {@link others} was read yet: it needs answers half a second apart. */
-  readonly othersKnown: boolean;
+  /**
+   * What the other callers of the tenant were seen to take, per second; undefined until read (it
+   * needs answers half a second apart).
+   */
+  readonly others: number | undefined;
   /** Tokens the model counts in the bucket, less this process's requests in flight. */
   readonly tokens: number;
   /** When {@link tokens} was last refilled (ms since the epoch). */
@@ -201,8 +202,7 @@ export function initialPacingState(options: {
     budget: options.budget,
     limit: undefined,
     rate: options.minimumRate,
-    others: 0,
-    othersKnown: false,
+    others: undefined,
     tokens: options.initialConcurrency,
     updatedAt: options.at,
     inFlight: [],
@@ -237,10 +237,22 @@ export function paceStep(
   return flushed(s, event.at);
 }
 
+/**
+ * The most tokens the model can count before an answer: the bucket's size (before the first
+ * answer, the requests allowed then) less this process's requests in flight.
+ */
+function roomOf(
+  limit: number | undefined,
+  state: Pick<PacingState, "initialConcurrency">,
+  inFlight: readonly number[],
+): number {
+  return (limit ?? state.initialConcurrency) - inFlight.length;
+}
+
 /** The state refilled to `at` at the model's rate. */
 export function refilled(state: PacingState, at: number): PacingState {
   const elapsed = Math.max(0, at - state.updatedAt) / 1000;
-  const ceiling = (state.limit ?? state.initialConcurrency) - state.inFlight.length;
+  const ceiling = roomOf(state.limit, state, state.inFlight);
   const tokens =
     state.tokens < ceiling ? Math.min(ceiling, state.tokens + elapsed * state.rate) : state.tokens;
   return { ...state, tokens, updatedAt: Math.max(state.updatedAt, at) };
@@ -303,7 +315,7 @@ function answered(
   const index = event.ticket === undefined ? 0 : Math.max(0, state.inFlight.indexOf(ticket.seq));
   const inFlight = state.inFlight.filter((_, i) => i !== index);
   const fresh = refilled({ ...state, inFlight }, event.at);
-  let { limit, tokens, lastRemaining, anchors, others, othersKnown } = fresh;
+  let { limit, tokens, lastRemaining, anchors, others } = fresh;
   const { remaining, reset } = headers ?? {};
   if (headers?.limit !== undefined && headers.limit > 0) {
     limit = headers.limit;
@@ -333,10 +345,10 @@ function answered(
       const since = Math.max(0, ((event.at - countedAt) / 1000) * rate);
       // A run alone may allow for half the round trip too (when the tenant counted the request
       // is a guess within it): nobody else's requests can hide in that allowance.
-      const alone = othersKnown && othersTakeNothing(others, rate);
+      const alone = others !== undefined && othersTakeNothing(others, rate);
       const slack = (rate * (COUNT_TIMING_MS + (alone ? roundTripMs / 2 : 0))) / 1000;
       const held = resynchronised(tokens + later - since, remaining, state.budget, slack);
-      const ceiling = (limit ?? state.initialConcurrency) - inFlight.length;
+      const ceiling = roomOf(limit, state, inFlight);
       tokens = Math.min(ceiling, held + since - later);
       lastRemaining = remaining;
       const anchor: Anchor = { sentAt: ticket.sentAt, remaining: held, started: ticket.seq };
@@ -344,7 +356,6 @@ function answered(
       const oldest = anchors[0];
       const read = oldest === undefined ? undefined : othersRate(oldest, anchor, rate);
       others = read ?? others;
-      if (read !== undefined) othersKnown = true;
       anchors = [...anchors, anchor];
     }
   }
@@ -362,7 +373,6 @@ function answered(
     limit,
     rate,
     others,
-    othersKnown,
     tokens,
     window,
     lastRemaining,
@@ -430,12 +440,11 @@ function released(
         reserve: reserveTokens(s.limit, s.budget),
         tokens: s.tokens,
         refillRate: s.rate,
-        room: (s.limit ?? s.initialConcurrency) - s.inFlight.length,
+        room: roomOf(s.limit, s, s.inFlight),
         inFlight: s.inFlight.length,
         othersInFlight: othersInFlight(
           {
             others: s.others,
-            othersKnown: s.othersKnown,
             rate: s.rate,
             roundTripMs: s.roundTripMs,
             inFlight: s.inFlight.length,
@@ -764,8 +773,8 @@ const OTHERS_WHILE_THEY_TAKE = 3;
  */
 export function othersInFlight(
   view: {
-    readonly others: number;
-    readonly othersKnown: boolean;
+    /** Undefined until read ({@link othersRate} needs answers half a second apart). */
+    readonly others: number | undefined;
     /** The tenant's rate, as learned. */
     readonly rate: number;
     readonly roundTripMs: number;
@@ -775,11 +784,14 @@ export function othersInFlight(
   budget: PacingBudget,
 ): number {
   if (budget.reserveShare === 0 || limit === undefined || !Number.isFinite(limit)) return 0;
-  const onTheirWay = (view.others * view.roundTripMs) / 1000;
+  const others = view.others ?? 0;
+  const onTheirWay = (others * view.roundTripMs) / 1000;
   return Math.max(
     onTheirWay,
-    view.othersKnown && othersTakeNothing(view.others, view.rate) ? 0 : RUNS_ALIKE * view.inFlight,
-    othersTakeNothing(view.others, view.rate) ? 0 : OTHERS_WHILE_THEY_TAKE,
+    view.others !== undefined && othersTakeNothing(others, view.rate)
+      ? 0
+      : RUNS_ALIKE * view.inFlight,
+    othersTakeNothing(others, view.rate) ? 0 : OTHERS_WHILE_THEY_TAKE,
   );
 }
 

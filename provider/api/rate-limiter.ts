@@ -176,7 +176,7 @@ export class TenantRateLimiter {
     return {
       limit: s.limit,
       rate: s.rate,
-      othersRate: s.others,
+      othersRate: s.others ?? 0,
       tokens: s.tokens,
       inFlight: s.inFlight.length,
       window: s.window,
