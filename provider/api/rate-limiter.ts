@@ -96,7 +96,10 @@ interface Waiter {
 export class TenantRateLimiter {
   private readonly now: () => number;
   private readonly report: ((line: string) => void) | undefined;
-  /** The state before the first event; made from the options, kept apart so the step is called once. */
+  /**
+   * What the state starts from: the first event makes it, so that the model is entered only by a
+   * step, one per event, and the constructor only keeps its options.
+   */
   private readonly start: Parameters<typeof initialPacingState>[0];
   private pacing: PacingState | undefined;
   private readonly queue: Waiter[] = [];
