@@ -10,6 +10,7 @@ import { ClientReadPass } from "../provider/api/client-read-pass.js";
 import {
   CLIENT_PAGE_SIZE,
   type Entry,
+  type PassProgress,
   pageCountOf,
   planBatch,
   shouldListRemainingPages,
@@ -110,6 +111,25 @@ async function drain<T>(tenant: SimulatedTenant, done: Promise<T>): Promise<T> {
   return watched;
 }
 
+/** A pass's progress as planBatch weighs it: every turn free unless said otherwise. */
+function progress(
+  pageCount: number,
+  rest: Partial<Omit<PassProgress, "pageCount">> = {},
+): PassProgress {
+  return {
+    pageCount,
+    rented: 0,
+    listing: false,
+    turns: Number.POSITIVE_INFINITY,
+    callsUnderWay: false,
+    ...rest,
+  };
+}
+
+function misses(...ids: string[]) {
+  return ids.map((id) => ({ id, standing: { kind: "miss" as const } }));
+}
+
 describe("pure parts of the policy", () => {
   it("counts pages of 100 clients, none for an empty tenant", () => {
     expect([0, 1, 100, 101, 210, 5000].map(pageCountOf)).toEqual([0, 1, 1, 2, 3, 50]);
@@ -148,20 +168,45 @@ describe("pure parts of the policy", () => {
   });
 
   it("rents a single GET per missed client while within the budget, counting a client read twice once", () => {
-    const plan = planBatch(
-      ["a", "b", "a"].map((id) => ({ id, standing: { kind: "miss" as const } })),
-      { pageCount: 50, rented: 46, listing: false },
-    );
-    expect(plan).toEqual({ pages: [], lists: false, rents: 2 });
+    const plan = planBatch(misses("a", "b", "a"), progress(50, { rented: 46 }));
+    expect(plan).toEqual({ pages: [], lists: false, rents: 2, defers: [] });
   });
 
   it("lists every page when the batch's misses would exceed the budget", () => {
-    const misses = ["a", "b", "c"].map((id) => ({ id, standing: { kind: "miss" as const } }));
-    expect(planBatch(misses, { pageCount: 4, rented: 0, listing: false })).toEqual({
+    expect(planBatch(misses("a", "b", "c"), progress(4))).toEqual({
       pages: [0, 1, 2, 3],
       lists: true,
       rents: 0,
+      defers: [],
     });
+  });
+
+  it("rents only the GETs that can leave now, and defers the other misses to the next batch", () => {
+    const plan = planBatch(
+      misses("a", "b", "c", "d"),
+      progress(50, { turns: 2, callsUnderWay: true }),
+    );
+    expect(plan).toEqual({ pages: [], lists: false, rents: 2, defers: ["c", "d"] });
+  });
+
+  it("counts deferred misses towards listing: a batch whose misses exceed the budget lists, whatever the turns", () => {
+    const plan = planBatch(misses("a", "b", "c"), progress(50, { rented: 46, turns: 0 }));
+    expect(plan).toEqual({
+      pages: Array.from({ length: 50 }, (_, page) => page),
+      lists: true,
+      rents: 0,
+      defers: [],
+    });
+  });
+
+  it("defers every miss when no turn is free and calls are under way, whose answers bring the next batch", () => {
+    const plan = planBatch(misses("a", "b"), progress(50, { turns: 0, callsUnderWay: true }));
+    expect(plan).toEqual({ pages: [], lists: false, rents: 0, defers: ["a", "b"] });
+  });
+
+  it("rents one GET when no turn is free and no call is under way, so that a next batch comes", () => {
+    const plan = planBatch(misses("a", "b"), progress(50, { turns: 0 }));
+    expect(plan).toEqual({ pages: [], lists: false, rents: 1, defers: ["b"] });
   });
 
   it("adds no call for the misses of a pass that lists already: the listing's pages answer them", () => {
@@ -169,10 +214,11 @@ describe("pure parts of the policy", () => {
       { id: "a", standing: { kind: "miss" as const } },
       { id: "b", standing: { kind: "refetch" as const, page: 2 } },
     ];
-    expect(planBatch(reads, { pageCount: 4, rented: 0, listing: true })).toEqual({
+    expect(planBatch(reads, progress(4, { listing: true }))).toEqual({
       pages: [2],
       lists: false,
       rents: 0,
+      defers: [],
     });
   });
 
@@ -181,10 +227,11 @@ describe("pure parts of the policy", () => {
       id: `c${i}`,
       standing: { kind: "refetch" as const, page },
     }));
-    expect(planBatch(stale, { pageCount: 50, rented: 0, listing: false })).toEqual({
+    expect(planBatch(stale, progress(50))).toEqual({
       pages: [7, 9],
       lists: false,
       rents: 0,
+      defers: [],
     });
   });
 });
@@ -252,6 +299,24 @@ describe("the benchmark scenarios", () => {
     expect(tenant.pending).toBe(1);
     await drain(tenant, Promise.all(reads));
     expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([50, 1]);
+  });
+
+  it("reads 1,000 of 5,000 clients arriving 15 per round trip, two calls free at a time, in 56 calls: it rents only what can leave, then lists", async () => {
+    const { tenant, pass } = setup(5000, { hold: true, turnsNow: () => 2 });
+    const ids = managedIds(tenant, 1000);
+    const reads: Promise<unknown>[] = [];
+    // Each round trip: 15 reads arrive one per turn while the pass's calls are on the way, then
+    // the calls are answered.
+    for (let wave = 0; wave * 15 < ids.length; wave += 1) {
+      for (const id of ids.slice(wave * 15, wave * 15 + 15)) {
+        reads.push(pass.read(id, FIELDS, id));
+        await nextTurn();
+      }
+      tenant.release();
+      await nextTurn();
+    }
+    await drain(tenant, Promise.all(reads));
+    expect([tenant.count("listPage"), tenant.count("getOne")]).toEqual([50, 6]);
   });
 
   it("reads 1,000 of 5,000 clients issued together in 50 calls, one per page", async () => {

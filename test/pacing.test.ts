@@ -14,6 +14,7 @@ import {
   reserveTokens,
   resynchronised,
   TAKE_EVERYTHING,
+  turnsAt,
 } from "../provider/api/pacing.js";
 import { describeHolds, describePacingReport } from "../provider/api/pacing-report.js";
 
@@ -402,6 +403,29 @@ describe("paceStep", () => {
         "2 requests already out (the tenant is slow to answer; the run sends more as answers come " +
         "back); the tenant had 15 of its 20 tokens left",
     ]);
+  });
+
+  it("counts the requests that could leave now as its step would let them out, changing nothing", () => {
+    // One request sent and answered: 15 of 20 left, the reserve 5, the window grown to 2.
+    const first = paceStep(start(), { kind: "queue", at: 0, waiting: [0] });
+    const answered = paceStep(first.state, {
+      kind: "answer",
+      at: 10,
+      waiting: [],
+      headers: headers(15, 0),
+      status: 200,
+      ticket: { sentAt: 0, seq: 1 },
+    });
+    expect(turnsAt(answered.state, 10, [], 10)).toBe(2);
+    expect(turnsAt(answered.state, 10, [], 1)).toBe(1);
+    expect(turnsAt(answered.state, 10, [10], 10)).toBe(1);
+    const probed = paceStep(answered.state, { kind: "queue", at: 10, waiting: [10, 10, 10] });
+    expect(probed.actions.send).toHaveLength(2);
+  });
+
+  it("counts no turn while the window of unanswered requests is full", () => {
+    const first = paceStep(start(), { kind: "queue", at: 0, waiting: [0] });
+    expect(turnsAt(first.state, 0, [], 10)).toBe(0);
   });
 
   it("says once, naming who asked, that a budget gave way to the more polite one that holds", () => {

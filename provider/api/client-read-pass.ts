@@ -170,6 +170,8 @@ export class ClientReadPass<C> {
     let pages: Promise<void>[] = [];
     /** Whether the read at this index waits for the listing rather than for `pages`. */
     let awaitsListing = (_index: number) => false;
+    /** Whether the read at this index is decided again in the next batch. */
+    let deferred = (_index: number) => false;
     const { total } = this.ledger;
     if (total === undefined && !this.pagesFailed) {
       if (reads.some((read) => this.standingOf(read, false).kind === "miss")) {
@@ -188,19 +190,31 @@ export class ClientReadPass<C> {
         pageCount,
         rented: this.rented,
         listing: this.listing,
+        turns: this.transport.turnsNow(reads.length),
+        callsUnderWay: this.callsUnderWay.size > 0,
       });
       this.rented += plan.rents;
       this.listing ||= plan.lists;
       pages = plan.pages.map((page) => this.fetchPage(page, fields, first.context));
       if (this.listing) awaitsListing = (index) => standings[index]?.standing.kind === "miss";
+      const defers = new Set(plan.defers);
+      deferred = (index) =>
+        standings[index]?.standing.kind === "miss" && defers.has(standings[index].id);
     }
-    return reads.map((read, index) =>
-      pending(
-        awaitsListing(index)
-          ? this.afterListing(read)
-          : this.answeredBy(read, pages).then(() => this.answer(read)),
-      ),
+    // Without pages to wait for, a read's single GET starts here, before the deferred reads join
+    // the next batch below: that batch then waits for the GET (see `schedule`).
+    const answers = reads.map((read, index) =>
+      deferred(index)
+        ? undefined
+        : pending(
+            awaitsListing(index)
+              ? this.afterListing(read)
+              : pages.length === 0
+                ? this.answer(read)
+                : this.answeredBy(read, pages).then(() => this.answer(read)),
+          ),
     );
+    return reads.map((read, index) => answers[index] ?? pending(this.load(read)));
   }
 
   /**

@@ -46,6 +46,11 @@ export interface ClientReadTransport<C> {
     fields: readonly string[],
     context: C,
   ): Promise<ClientListPage>;
+  /**
+   * How many more calls could leave now without waiting for the tenant's rate limiter, at most
+   * `upTo`: a pass rents no more single GETs at once (docs/client-reads.md, "Rentals").
+   */
+  turnsNow(upTo: number): number;
 }
 
 /** Clients per list page: the platform's maximum. */
@@ -162,6 +167,10 @@ export interface PassProgress {
   readonly rented: number;
   /** Whether an earlier batch chose to list every page. */
   readonly listing: boolean;
+  /** Calls that could leave now without waiting for the rate limiter. */
+  readonly turns: number;
+  /** Whether a call of the pass (a page or a single GET) is under way. */
+  readonly callsUnderWay: boolean;
 }
 
 /** The calls a batch makes before its reads are answered from what the pass holds. */
@@ -170,8 +179,13 @@ export interface BatchPlan {
   readonly pages: readonly number[];
   /** Whether this batch chooses to list every page (at most once per pass). */
   readonly lists: boolean;
-  /** Single GETs this batch spends on its misses, one per client. */
+  /** Single GETs this batch spends on its misses, one per client: the first `rents` misses. */
   readonly rents: number;
+  /**
+   * The clients of the other misses: decided again in the next batch, with the reads that arrive
+   * meanwhile, instead of renting GETs that would wait for the rate limiter.
+   */
+  readonly defers: readonly string[];
 }
 
 /**
@@ -181,6 +195,14 @@ export interface BatchPlan {
  * waits for the page of the listing that holds its client, and is decided again should none hold
  * it. Reads answered, and reads that need a single GET anyway, add nothing here: after the pages,
  * each read is answered from the pass's entries or by its own single GET.
+ *
+ * Renting commits a call only when it can leave now ({@link PassProgress.turns}): the other misses
+ * are deferred to the next batch, which comes once the calls under way are answered and holds the
+ * reads that arrived meanwhile, so that a GET that would only have waited for the rate limiter is
+ * decided with what those reads tell. With no turn free and no call under way, one miss is rented
+ * anyway: some call must be under way for the next batch to come. Every miss still counts towards
+ * listing, deferred or not, so the decision to list comes no later than without deferring, and
+ * the bound holds (docs/client-reads.md, "Rentals").
  */
 export function planBatch(
   reads: ReadonlyArray<{ readonly id: string; readonly standing: ReadStanding }>,
@@ -192,13 +214,23 @@ export function planBatch(
     if (standing.kind === "refetch") pages.add(standing.page);
     else if (standing.kind === "miss") misses.add(id);
   }
-  if (misses.size === 0 || pass.listing) return { pages: [...pages], lists: false, rents: 0 };
+  if (misses.size === 0 || pass.listing) {
+    return { pages: [...pages], lists: false, rents: 0, defers: [] };
+  }
   if (shouldListRemainingPages(pass.rented, misses.size, pass.pageCount)) {
     return {
       pages: Array.from({ length: pass.pageCount }, (_, page) => page),
       lists: true,
       rents: 0,
+      defers: [],
     };
   }
-  return { pages: [...pages], lists: false, rents: misses.size };
+  const rentable = pass.turns > 0 ? pass.turns : pass.callsUnderWay ? 0 : 1;
+  const clients = [...misses];
+  return {
+    pages: [...pages],
+    lists: false,
+    rents: Math.min(clients.length, rentable),
+    defers: clients.slice(rentable),
+  };
 }

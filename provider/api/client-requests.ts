@@ -69,5 +69,6 @@ export function clientReadTransport(api: TenantApiClient): ClientReadTransport<O
     },
     listPage: async (page, perPage, fields, context) =>
       (await api.call<ClientListPage>(context, clientListRequest(page, fields, { perPage }))).data,
+    turnsNow: (upTo) => api.turnsNow(upTo),
   };
 }

@@ -80,6 +80,7 @@ export class TenantApiClient {
   private readonly http: AxiosInstance;
   private readonly tokens: TokenSource;
   private readonly counters: HttpStats = { attempts: 0, retries: 0, rateLimited: 0 };
+  private readonly limiter: TenantRateLimiter;
 
   constructor(
     settings: TenantSettings,
@@ -87,10 +88,11 @@ export class TenantApiClient {
   ) {
     this.settings = settings;
     const policy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+    this.limiter = options.limiter ?? new TenantRateLimiter();
     this.http = createApiHttp({
       baseUrl: settings.baseUrl,
       timeoutMs: settings.requestTimeoutMs,
-      limiter: options.limiter ?? new TenantRateLimiter(),
+      limiter: this.limiter,
       policy,
       stats: this.counters,
     });
@@ -102,6 +104,15 @@ export class TenantApiClient {
             credentials,
             createAuthHttp({ timeoutMs: settings.requestTimeoutMs, policy, stats: this.counters }),
           );
+  }
+
+  /**
+   * How many more requests to this tenant could leave now without waiting for its rate limiter,
+   * at most `upTo` ({@link TenantRateLimiter.turnsNow}): for a caller that can still choose which
+   * calls to make.
+   */
+  turnsNow(upTo: number): number {
+    return this.limiter.turnsNow(upTo);
   }
 
   /** A snapshot of the counters. */

@@ -238,6 +238,24 @@ export function paceStep(
 }
 
 /**
+ * How many more requests could leave at `at` without waiting, after the `waiting` ones queued
+ * before them, at most `upTo`: what a caller that can still choose between calls (the read pass,
+ * choosing between single GETs and list pages, docs/client-reads.md "Rentals") may send now
+ * rather than commit to a wait. The step run on a probe of `upTo` more waiters; the state it would
+ * make is dropped.
+ */
+export function turnsAt(
+  state: PacingState,
+  at: number,
+  waiting: readonly number[],
+  upTo: number,
+): number {
+  const probe = [...waiting, ...Array.from({ length: Math.max(0, upTo) }, () => at)];
+  const { actions } = released(refilled(state, at), at, probe, undefined);
+  return Math.max(0, actions.send.length - waiting.length);
+}
+
+/**
  * The most tokens the model can count before an answer: the bucket's size (before the first
  * answer, the requests allowed then) less this process's requests in flight.
  */

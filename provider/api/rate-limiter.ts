@@ -40,6 +40,7 @@ import {
   paceStep,
   refilled,
   type Ticket,
+  turnsAt,
 } from "./pacing.js";
 import { describePacingReport } from "./pacing-report.js";
 import type { RateLimitHeaders } from "./rate-limit-headers.js";
@@ -171,6 +172,15 @@ export class TenantRateLimiter {
    */
   end(): void {
     this.step({ kind: "end", at: this.now() });
+  }
+
+  /**
+   * How many more requests could go now without waiting, at most `upTo` ({@link turnsAt}). Asks,
+   * changes nothing: a request still takes its turn with {@link acquire}, and between the two
+   * another may have taken it.
+   */
+  turnsNow(upTo: number): number {
+    return turnsAt(this.pacing ?? initialPacingState(this.start), this.now(), this.waiting(), upTo);
   }
 
   /** The model as it stands, for tests and the benchmark report. */

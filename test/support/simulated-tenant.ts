@@ -34,6 +34,11 @@ export interface SimulatedTenantOptions {
   beforeAnswer?: (call: TenantCall, tenant: SimulatedTenant) => void;
   /** An error to fail a call with instead of answering it. */
   failure?: (call: TenantCall) => Error | undefined;
+  /**
+   * How many calls could leave now without waiting for the rate limiter, as the pass asks before
+   * it rents single GETs; default: as many as it asks.
+   */
+  turnsNow?: () => number;
 }
 
 /** `count` clients, deterministic (the local tenant API's generated clients). */
@@ -103,6 +108,7 @@ export class SimulatedTenant {
           };
           return answer;
         }),
+      turnsNow: (upTo) => Math.min(upTo, this.options.turnsNow?.() ?? upTo),
     };
   }
 
