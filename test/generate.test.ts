@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { GenerateUsageError, UnknownClientError } from "../provider/errors.js";
-import { adoptClient, planProgram, resourceNames, slugOf } from "../provider/generate/adopt.js";
+import { declarationOf, planProgram, resourceNames, slugOf } from "../provider/generate/adopt.js";
 import { DEFAULT_FIELDS, parseFields, wireFieldsToRead } from "../provider/generate/fields.js";
 import { ADOPTION_UP, adoptionImport, nextSteps } from "../provider/generate/next-steps.js";
 import { type GenerateOptions, parseGenerateArgs } from "../provider/generate/options.js";
@@ -266,7 +266,7 @@ describe("what a client declares", () => {
   const allFields = [...CLIENT_SETTINGS_FIELDS];
 
   it("renames wire fields to camelCase through the schema, free-form maps kept as they are", () => {
-    const adopted = adoptClient(byId(rich, RICH_IDS.mobile), "mobile-banking", allFields);
+    const adopted = declarationOf(byId(rich, RICH_IDS.mobile), allFields);
     expect(adopted.values.refreshToken).toMatchObject({
       rotationType: "rotating",
       policies: [
@@ -297,7 +297,7 @@ describe("what a client declares", () => {
   });
 
   it("declares only fields the program can set, never response-only ones", () => {
-    const adopted = adoptClient(byId(rich, RICH_IDS.mobile), "mobile-banking", allFields);
+    const adopted = declarationOf(byId(rich, RICH_IDS.mobile), allFields);
     for (const key of Object.keys(adopted.values)) expect(CLIENT_SETTINGS_FIELDS).toContain(key);
     expect(adopted.values).not.toHaveProperty("signingKeys");
     expect(adopted.values).not.toHaveProperty("tenant");
@@ -305,7 +305,7 @@ describe("what a client declares", () => {
 
   it("passes the resource's own check for every client of both seeds", () => {
     for (const client of [...listed(DEFAULT_SEED), ...rich, ...stored(RICH_SEED)]) {
-      const adopted = adoptClient(client, "x", allFields);
+      const adopted = declarationOf(client, allFields);
       const { failures } = checkInputs("ClientSettings", {
         clientId: adopted.clientId,
         ...adopted.values,
@@ -318,14 +318,14 @@ describe("what a client declares", () => {
     const seeded = RICH_SEED.clients?.find((client) => client.client_id === RICH_IDS.docs);
     const addons = (seeded?.addons ?? {}) as { service_bus?: Record<string, unknown> };
     const { sasKey, ...serviceBus } = addons.service_bus ?? {};
-    const adopted = adoptClient(byId(stored(RICH_SEED), RICH_IDS.docs), "docs", allFields);
+    const adopted = declarationOf(byId(stored(RICH_SEED), RICH_IDS.docs), allFields);
     expect(sasKey).toBe(RICH_SECRETS.sasKey);
     expect(adopted.values.addons).toEqual({ ...addons, service_bus: serviceBus });
     expect(adopted.notes).toEqual(["addons.service_bus.sasKey left out: key material"]);
   });
 
   it("never declares the client secret or the encryption key, even when the answer holds them", () => {
-    const adopted = adoptClient(byId(stored(RICH_SEED), RICH_IDS.docs), "docs", allFields);
+    const adopted = declarationOf(byId(stored(RICH_SEED), RICH_IDS.docs), allFields);
     expect(adopted.values).not.toHaveProperty("clientSecret");
     expect(adopted.values).not.toHaveProperty("encryptionKey");
   });
@@ -335,7 +335,7 @@ describe("what a client declares", () => {
       ...byId(rich, RICH_IDS.mobile),
       refresh_token: { leeway: 5, rotated_at: "x" },
     };
-    const adopted = adoptClient(client, "m", ["refreshToken"]);
+    const adopted = declarationOf(client, ["refreshToken"]);
     expect(adopted.values.refreshToken).toEqual({ leeway: 5 });
     expect(adopted.notes).toEqual([
       "refreshToken.rotatedAt left out: not a field a program can declare",
@@ -344,7 +344,7 @@ describe("what a client declares", () => {
 
   it("leaves out a value the schema refuses, with the reason", () => {
     const client = { client_id: "c1", name: "C", organization_discovery_methods: [] };
-    const adopted = adoptClient(client, "c", ["name", "organizationDiscoveryMethods"]);
+    const adopted = declarationOf(client, ["name", "organizationDiscoveryMethods"]);
     expect(adopted.values).toEqual({ name: "C" });
     expect(adopted.notes).toEqual([
       "organizationDiscoveryMethods left out: organizationDiscoveryMethods: must have at least 1 item (got 0)",
@@ -424,6 +424,19 @@ describe("the program", () => {
       VERSIONS,
     );
     expect(again).toEqual(files);
+  });
+
+  it("is the same text when the clients were declared as their pages arrived", () => {
+    const fields = [...CLIENT_SETTINGS_FIELDS];
+    const declared = new Map(
+      richClients.map((client) => [client.client_id, declarationOf(client, fields)]),
+    );
+    const early = renderProject(
+      planProgram({ clients: richClients, pushProvider: "direct", fields, declared }),
+      "rich",
+      VERSIONS,
+    );
+    expect(early).toEqual(files);
   });
 
   it("holds no secret value", () => {

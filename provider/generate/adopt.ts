@@ -31,15 +31,19 @@ import {
 } from "../schema/kinds.js";
 import { ADDON_KEY_MATERIAL, SECRET_FIELDS, writableFields } from "./fields.js";
 
-/** One adopted client: the resource to declare. */
-export interface AdoptedClient {
-  /** The Pulumi resource name, from the client's name. */
-  readonly resourceName: string;
+/** What a program declares of one client, whatever the resource is named. */
+export interface ClientDeclaration {
   readonly clientId: string;
   /** The declared fields in the user's camelCase, in the schema's order, values as the tenant holds them. */
   readonly values: Readonly<Partial<Record<ClientSettingsField, unknown>>>;
   /** What was left out of this client and why (never a value). */
   readonly notes: readonly string[];
+}
+
+/** One adopted client: the resource to declare. */
+export interface AdoptedClient extends ClientDeclaration {
+  /** The Pulumi resource name, from the client's name. */
+  readonly resourceName: string;
 }
 
 /** Everything a generated program declares. */
@@ -157,15 +161,13 @@ function topField(property: string): string {
 
 /**
  * The declaration of one client: its values for `fields` (camelCase, renamed from the wire by the
- * schema), with what cannot be declared left out and noted.
- *
- * @internal
+ * schema), with what cannot be declared left out and noted. It depends on the client alone, so
+ * generate makes it as each page arrives (see {@link planProgram}).
  */
-export function adoptClient(
+export function declarationOf(
   client: WireClient,
-  resourceName: string,
   fields: readonly ClientSettingsField[],
-): AdoptedClient {
+): ClientDeclaration {
   const notes: string[] = [];
   const values: Partial<Record<ClientSettingsField, unknown>> = {};
   for (const field of writableFields(fields)) {
@@ -197,24 +199,29 @@ export function adoptClient(
       notes.push(`${field} left out: ${failure.property}: ${failure.reason}`);
     }
   }
-  return { resourceName, clientId: client.client_id, values, notes };
+  return { clientId: client.client_id, values, notes };
 }
 
 /**
  * The whole program: the clients (already selected, in the order to declare them) and the push
- * provider as the tenant answered it.
+ * provider as the tenant answered it. `declared` holds declarations already made of some clients
+ * with the same `fields`, by client id ({@link declarationOf}): generate makes them as the pages
+ * arrive, in the time the rate limit has the next page wait, so that only the names (which depend
+ * on every client) are left for the end.
  */
 export function planProgram(input: {
   readonly clients: readonly WireClient[];
   readonly pushProvider: unknown;
   readonly fields: readonly ClientSettingsField[];
+  readonly declared?: ReadonlyMap<string, ClientDeclaration>;
 }): ProgramPlan {
   const names = resourceNames(
     input.clients.map((client) => ({ clientId: client.client_id, name: client.name })),
   );
-  const clients = input.clients.map((client, index) =>
-    adoptClient(client, names[index] ?? client.client_id, input.fields),
-  );
+  const clients = input.clients.map((client, index) => ({
+    resourceName: names[index] ?? client.client_id,
+    ...(input.declared?.get(client.client_id) ?? declarationOf(client, input.fields)),
+  }));
   const notes: string[] = [];
   for (const field of input.fields) {
     const secret = SECRET_FIELDS[field];

@@ -10,7 +10,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { resolveSettings } from "../config.js";
 import { exitStatusOf, GenerateOutputError, TenantError } from "../errors.js";
-import { planProgram } from "./adopt.js";
+import { type ClientDeclaration, declarationOf, planProgram } from "./adopt.js";
 import { wireFieldsToRead } from "./fields.js";
 import { renderImportFile } from "./import-file.js";
 import { nextSteps } from "./next-steps.js";
@@ -97,12 +97,18 @@ export async function runGenerate(args: readonly string[], io: CommandIo): Promi
       return 0;
     }
     const settings = resolveSettings(options.config, io.env);
+    // Each page's clients are declared as the page arrives, while the next one waits for the
+    // tenant's rate limit: after the last page, only the names and the files are left to make.
+    const declared = new Map<string, ClientDeclaration>();
     const reads = await readTenant(
       settings,
       options.query,
       wireFieldsToRead(options.fields),
-      (done, pages, total) => {
+      (done, pages, total, clients) => {
         if (pages >= PROGRESS_FROM_PAGES) say(`read ${done} of ${pages} pages (${total} clients)`);
+        for (const client of clients) {
+          declared.set(client.client_id, declarationOf(client, options.fields));
+        }
       },
     );
     const selection =
@@ -117,6 +123,7 @@ export async function runGenerate(args: readonly string[], io: CommandIo): Promi
       clients: selection.clients,
       pushProvider: reads.pushProvider,
       fields: options.fields,
+      declared,
     });
     const dir = resolve(options.out);
     const files = {

@@ -23,8 +23,16 @@ export type ClientQuery =
   | { readonly kind: "all"; readonly appTypes?: readonly string[] | undefined }
   | { readonly kind: "ids"; readonly ids: readonly string[] };
 
-/** Told after each list page: pages answered so far, pages in all, clients in all. */
-export type Progress = (pagesDone: number, pageCount: number, total: number) => void;
+/**
+ * Told after each list page: pages answered so far, pages in all, clients in all, and the clients
+ * the page brought (all of them, whatever the page's place in the listing).
+ */
+export type Progress = (
+  pagesDone: number,
+  pageCount: number,
+  total: number,
+  clients: readonly WireClient[],
+) => void;
 
 /** What the tenant answered. */
 export interface TenantReads {
@@ -76,12 +84,12 @@ async function listAll(
   const first = await getPage(connection, 0, fields, appTypes);
   const pageCount = Math.max(1, pageCountOf(first.total));
   let done = 1;
-  progress(done, pageCount, first.total);
+  progress(done, pageCount, first.total, first.clients);
   const rest = await Promise.all(
     Array.from({ length: pageCount - 1 }, async (_, index) => {
       const page = await getPage(connection, index + 1, fields, appTypes);
       done += 1;
-      progress(done, pageCount, first.total);
+      progress(done, pageCount, first.total, page.clients);
       return page.clients;
     }),
   );

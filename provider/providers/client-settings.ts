@@ -4,7 +4,7 @@ import { startClientReadPass } from "../api/tenants.js";
 import type { ConfigSource } from "../config.js";
 import { withConnectionChange } from "../connection/change.js";
 import { TenantImportError } from "../errors.js";
-import { adoptClient } from "../generate/adopt.js";
+import { declarationOf } from "../generate/adopt.js";
 import { DEFAULT_FIELDS, wireFieldsToRead } from "../generate/fields.js";
 import type { Props } from "../json.js";
 import {
@@ -97,7 +97,7 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
           `cannot import client ${id}: the tenant has no client with that id`,
         );
       }
-      const inputs: Props = { clientId: id, ...adoptClient(live, id, DEFAULT_FIELDS).values };
+      const inputs: Props = { clientId: id, ...declarationOf(live, DEFAULT_FIELDS).values };
       return { id, inputs, outs: planCreate(declaredClient(inputs), live).report(undefined) };
     });
   }
