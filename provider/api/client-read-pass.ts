@@ -197,9 +197,9 @@ export class ClientReadPass<C> {
       this.listing ||= plan.lists;
       pages = plan.pages.map((page) => this.fetchPage(page, fields, first.context));
       if (this.listing) awaitsListing = (index) => standings[index]?.standing.kind === "miss";
+      // Only misses are deferred, and every read of a missed client is a miss.
       const defers = new Set(plan.defers);
-      deferred = (index) =>
-        standings[index]?.standing.kind === "miss" && defers.has(standings[index].id);
+      deferred = (index) => defers.has(reads[index]?.id ?? "");
     }
     // Without pages to wait for, a read's single GET starts here, before the deferred reads join
     // the next batch below: that batch then waits for the GET (see `schedule`).

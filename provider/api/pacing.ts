@@ -803,13 +803,11 @@ export function othersInFlight(
 ): number {
   if (budget.reserveShare === 0 || limit === undefined || !Number.isFinite(limit)) return 0;
   const others = view.others ?? 0;
-  const onTheirWay = (others * view.roundTripMs) / 1000;
+  const takeNothing = othersTakeNothing(others, view.rate);
   return Math.max(
-    onTheirWay,
-    view.others !== undefined && othersTakeNothing(others, view.rate)
-      ? 0
-      : RUNS_ALIKE * view.inFlight,
-    othersTakeNothing(others, view.rate) ? 0 : OTHERS_WHILE_THEY_TAKE,
+    (others * view.roundTripMs) / 1000,
+    view.others !== undefined && takeNothing ? 0 : RUNS_ALIKE * view.inFlight,
+    takeNothing ? 0 : OTHERS_WHILE_THEY_TAKE,
   );
 }
 
