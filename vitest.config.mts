@@ -13,6 +13,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // A rejection nobody handles fails the test that caused it, as it ends the plugin's process
+    // (its launcher passes the same flag): no promise of the provider may be left unhandled.
+    execArgv: ["--unhandled-rejections=strict"],
     // Most of the suite waits on child processes (the pulumi CLI, package managers, servers):
     // three files at a time keep both cores busy. Three heavy end-to-end files at once slow each
     // other's steps down several times over, which the budgets allow for: every step's bound is

@@ -22,6 +22,7 @@ export const ErrorCodes = {
   auth: "ERR_TENANT_AUTH",
   network: "ERR_TENANT_NETWORK",
   timeout: "ERR_TENANT_TIMEOUT",
+  answer: "ERR_TENANT_ANSWER",
   validation: "ERR_TENANT_VALIDATION",
   immutable: "ERR_TENANT_IMMUTABLE",
   install: "ERR_TENANT_INSTALL",
@@ -182,6 +183,23 @@ export class TenantNetworkError extends errorKind("TenantNetworkError", ErrorCod
  * deadline. Nothing is ever left waiting without bound.
  */
 export class TenantTimeoutError extends errorKind("TenantTimeoutError", ErrorCodes.timeout) {}
+
+/**
+ * The tenant answered a request with a success status but a body that is not what the request
+ * asks for (a list page without `total`, or whose `clients` is not an array), as a tenant we did
+ * not write or a proxy in front of it may (docs/client-reads.md, "Pages that are not pages").
+ *
+ * @example `GET /clients (page 1) answered 200 without a finite numeric \`total\``
+ */
+export class TenantAnswerError extends errorKind("TenantAnswerError", ErrorCodes.answer) {
+  /**
+   * @param request - the request as errors name it: method, path and which page (`GET /clients (page 1)`).
+   * @param missing - what the body lacks, worded to follow "without" (`a \`clients\` array`).
+   */
+  constructor(request: string, status: number, missing: string) {
+    super(`${request} answered ${status} without ${missing}`);
+  }
+}
 
 /** Why inputs that passed `check` cannot be sent. */
 export interface InvalidInput {

@@ -5,11 +5,13 @@
  * clients moved by a deletion between pages; failures.
  */
 
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ClientReadLedger } from "../provider/api/client-read-ledger.js";
 import { ClientReadPass } from "../provider/api/client-read-pass.js";
 import {
   CLIENT_PAGE_SIZE,
   type Entry,
+  listPageProblem,
   type PassProgress,
   pageCountOf,
   planBatch,
@@ -18,6 +20,8 @@ import {
   standingOf,
   type WireClient,
 } from "../provider/api/client-read-policy.js";
+import { listPageOf } from "../provider/api/client-requests.js";
+import { TenantAnswerError } from "../provider/errors.js";
 import {
   SimulatedTenant,
   type SimulatedTenantOptions,
@@ -616,5 +620,99 @@ describe("concurrency and failures", () => {
     const fine = pass.read(tenant.clients[4001]?.client_id ?? "", FIELDS, "fine");
     await expect(broken).rejects.toThrow("GET failed");
     expect((await fine)?.client_id).toBe(tenant.clients[4001]?.client_id);
+  });
+});
+
+/**
+ * Fails the pass's next step once it has taken `steps` (each look at a page's latest fetch is
+ * one): a pass that re-decides its reads through microtasks alone never lets a timer run, so a
+ * test's timeout could not catch it; this bound does.
+ */
+function boundSteps(steps: number): void {
+  let taken = 0;
+  const pageFetch = ClientReadLedger.prototype.pageFetch;
+  vi.spyOn(ClientReadLedger.prototype, "pageFetch").mockImplementation(function (
+    this: ClientReadLedger,
+    ...args: Parameters<typeof pageFetch>
+  ) {
+    taken += 1;
+    if (taken > steps) throw new Error(`the pass took more than ${steps} steps`);
+    return pageFetch.apply(this, args);
+  });
+}
+
+/** `done`'s outcome once it settles, or a failure after 1,000 turns of the event loop. */
+async function withinTurns<T>(done: Promise<T>): Promise<T> {
+  let finished = false;
+  const watched = done.finally(() => {
+    finished = true;
+  });
+  for (let turn = 0; turn < 1000 && !finished; turn += 1) await nextTurn();
+  if (!finished) throw new Error("not settled after 1,000 turns");
+  return watched;
+}
+
+describe("pages of a tenant we did not write", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("names what a list page lacks: a clients array, a finite numeric total, a client_id on each client", () => {
+    expect(listPageProblem({ clients: [], total: 0 })).toBeUndefined();
+    expect(listPageProblem(null)).toBe("a JSON object");
+    expect(listPageProblem([{ client_id: "a" }])).toBe("a JSON object");
+    expect(listPageProblem({ total: 3 })).toBe("a `clients` array");
+    expect(listPageProblem({ clients: "a,b", total: 3 })).toBe("a `clients` array");
+    expect(listPageProblem({ clients: [] })).toBe("a finite numeric `total`");
+    expect(listPageProblem({ clients: [], total: "3" })).toBe("a finite numeric `total`");
+    expect(listPageProblem({ clients: [], total: Number.POSITIVE_INFINITY })).toBe(
+      "a finite numeric `total`",
+    );
+    expect(listPageProblem({ clients: [], total: -1 })).toBe("a finite numeric `total`");
+    expect(listPageProblem({ clients: [{ name: "x" }], total: 1 })).toBe(
+      "a string `client_id` on every client",
+    );
+  });
+
+  it("fails a list page whose body lacks one of them with a sentence naming the request and what it lacks", () => {
+    const answer = { status: 200, data: { clients: [{ client_id: "a" }] } };
+    expect(() => listPageOf(1, answer)).toThrow(
+      new TenantAnswerError("GET /clients (page 1)", 200, "a finite numeric `total`"),
+    );
+    expect(() => listPageOf(1, answer)).toThrow(
+      "GET /clients (page 1) answered 200 without a finite numeric `total`",
+    );
+    expect(listPageOf(0, { status: 200, data: { clients: [], total: 0 } })).toEqual({
+      clients: [],
+      total: 0,
+    });
+  });
+
+  it("reads every client singly when page 0 answers without a numeric total, in a bounded number of steps", async () => {
+    boundSteps(1000);
+    const { tenant, pass } = setup(250, {
+      pageBody: (_call, page) => ({ clients: page.clients }),
+    });
+    const ids = managedIds(tenant, 3);
+    const results = await readTogether(pass, ids);
+    expect(results).toEqual(ids.map((id) => tenant.answered(id, ["client_id", ...FIELDS])));
+    expect({ pages: tenant.count("listPage"), gets: tenant.count("getOne") }).toEqual({
+      pages: 1,
+      gets: 3,
+    });
+  });
+
+  it("reads singly, and settles, every read waiting on a later page whose clients is not an array", async () => {
+    boundSteps(10_000);
+    const { tenant, pass } = setup(500, {
+      pageBody: (call, page) =>
+        call.kind === "listPage" && call.page === 2
+          ? { clients: { length: 100 }, total: 500 }
+          : page,
+    });
+    const ids = managedIds(tenant, 40);
+    const results = await withinTurns(readTogether(pass, ids));
+    expect(results).toEqual(ids.map((id) => tenant.answered(id, ["client_id", ...FIELDS])));
+    expect(tenant.count("listPage")).toBe(5);
   });
 });

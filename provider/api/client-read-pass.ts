@@ -19,6 +19,7 @@ import {
   CLIENT_PAGE_SIZE,
   type ClientReadTransport,
   ID_FIELD,
+  listPageProblem,
   pageCountOf,
   pickFields,
   planBatch,
@@ -144,6 +145,10 @@ export class ClientReadPass<C> {
       // every round waits for calls already under way, each bounded by its read's deadline.
       while (this.callsUnderWay.size > 0) await Promise.allSettled(this.callsUnderWay);
     };
+    // A batch decided again without a call under way comes back here at once, in microtasks
+    // where no timer (no deadline) can run: `readBatch` decides a read again only after a call
+    // it waited for, or after page 0 left the pass a total or its pages failed, so that happens
+    // at most once per read (docs/client-reads.md, "Pages that are not pages").
     void settled().then(dispatch);
   }
 
@@ -176,6 +181,9 @@ export class ClientReadPass<C> {
     if (total === undefined && !this.pagesFailed) {
       if (reads.some((read) => this.standingOf(read, false).kind === "miss")) {
         await this.fetchPage(0, fields, first.context);
+        // A page 0 that taught no total failed (see `fetchPage`); this keeps the next batch from
+        // coming here again, whatever the page was.
+        if (this.ledger.total === undefined) this.pagesFailed = true;
         // Decided again, with what page 0 told and the reads that arrived meanwhile.
         return reads.map((read) => pending(this.load(read)));
       }
@@ -236,13 +244,12 @@ export class ClientReadPass<C> {
     let left = pages.length;
     if (left === 0) return Promise.resolve();
     return new Promise((settle) => {
-      // `fetchPage` never rejects.
-      for (const page of pages) {
-        void page.then(() => {
-          left -= 1;
-          if (left === 0 || this.ledger.covering(read.id, read.fields) !== undefined) settle();
-        });
-      }
+      const answered = () => {
+        left -= 1;
+        if (left === 0 || this.ledger.covering(read.id, read.fields) !== undefined) settle();
+      };
+      // `fetchPage` never rejects; were one to, the read would still settle.
+      for (const page of pages) void page.then(answered, answered);
     });
   }
 
@@ -285,7 +292,9 @@ export class ClientReadPass<C> {
   /**
    * The latest fetch of `page` if it asked for every one of `fields`, else a new fetch asking
    * for every field of the pass. Never rejects: a failed page makes the pass read singly, and
-   * each read then reports its own failure, if any, under its own name.
+   * each read then reports its own failure, if any, under its own name. A page that is not one
+   * ({@link listPageProblem}: no `total`, no `clients` array) has failed, whatever the transport
+   * made of it (docs/client-reads.md, "Pages that are not pages").
    */
   private fetchPage(page: number, fields: ReadonlySet<string>, context: C): Promise<void> {
     const latest = this.ledger.pageFetch(page, fields);
@@ -295,7 +304,11 @@ export class ClientReadPass<C> {
     this.stats.pages += 1;
     const answer: Promise<void> = this.underWay(
       this.transport.listPage(page, CLIENT_PAGE_SIZE, [...asked], context).then(
-        (answered) => this.ledger.pageAnswered(page, answered, asked, sentAt),
+        (answered) => {
+          if (listPageProblem(answered) === undefined) {
+            this.ledger.pageAnswered(page, answered, asked, sentAt);
+          } else this.pagesFailed = true;
+        },
         () => {
           // The transport has already retried what can be retried.
           this.pagesFailed = true;

@@ -53,6 +53,28 @@ export interface ClientReadTransport<C> {
   turnsNow(upTo: number): number;
 }
 
+/**
+ * What a list page's body lacks to be read as a {@link ClientListPage}, worded to follow
+ * "answered without" (`a finite numeric \`total\``), or `undefined` when it is one. A tenant we did
+ * not write, or a proxy in front of it, may answer a page without `total` or with something other
+ * than an array of clients; such a page is a failed page (docs/client-reads.md, "Pages that are
+ * not pages"), since a pass that trusted it could neither count the tenant's pages nor store its
+ * clients.
+ */
+export function listPageProblem(body: unknown): string | undefined {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return "a JSON object";
+  const { clients, total } = body as { clients?: unknown; total?: unknown };
+  if (!Array.isArray(clients)) return "a `clients` array";
+  if (typeof total !== "number" || !Number.isFinite(total) || total < 0) {
+    return "a finite numeric `total`";
+  }
+  const named = (client: unknown) =>
+    typeof client === "object" &&
+    client !== null &&
+    typeof (client as { client_id?: unknown }).client_id === "string";
+  return clients.every(named) ? undefined : "a string `client_id` on every client";
+}
+
 /** Clients per list page: the platform's maximum. */
 export const CLIENT_PAGE_SIZE = 100;
 

@@ -5,11 +5,13 @@
  * @module
  */
 
-import type { ApiRequest, OperationContext, TenantApiClient } from "./client.js";
+import { TenantAnswerError } from "../errors.js";
+import type { ApiRequest, ApiResponse, OperationContext, TenantApiClient } from "./client.js";
 import {
   CLIENT_PAGE_SIZE,
   type ClientListPage,
   type ClientReadTransport,
+  listPageProblem,
   type WireClient,
 } from "./client-read-policy.js";
 
@@ -55,6 +57,18 @@ export function clientListRequest(
 }
 
 /**
+ * The list page `page` as answered, checked: a body without a `clients` array of clients with ids
+ * or without a finite `total` is not read as a page (see {@link listPageProblem}).
+ *
+ * @throws {TenantAnswerError} naming the request and what the body lacks.
+ */
+export function listPageOf(page: number, answer: ApiResponse<unknown>): ClientListPage {
+  const missing = listPageProblem(answer.data);
+  if (missing === undefined) return answer.data as ClientListPage;
+  throw new TenantAnswerError(`GET ${CLIENTS_PATH} (page ${page})`, answer.status, missing);
+}
+
+/**
  * A read pass's two calls, made by `api` under the context of the read that caused them, so
  * their errors name that resource and count against its deadline.
  */
@@ -68,7 +82,10 @@ export function clientReadTransport(api: TenantApiClient): ClientReadTransport<O
       return answer.status === 200 ? answer.data : undefined;
     },
     listPage: async (page, perPage, fields, context) =>
-      (await api.call<ClientListPage>(context, clientListRequest(page, fields, { perPage }))).data,
+      listPageOf(
+        page,
+        await api.call<unknown>(context, clientListRequest(page, fields, { perPage })),
+      ),
     turnsNow: (upTo) => api.turnsNow(upTo),
   };
 }

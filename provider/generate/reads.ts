@@ -10,7 +10,7 @@
 
 import { type OperationContext, startOperation, type TenantApiClient } from "../api/client.js";
 import { type ClientListPage, pageCountOf, type WireClient } from "../api/client-read-policy.js";
-import { clientListRequest } from "../api/client-requests.js";
+import { clientListRequest, listPageOf } from "../api/client-requests.js";
 import { clientReadPassOf, getTenantClient } from "../api/tenants.js";
 import type { TenantSettings } from "../config.js";
 import { UnknownClientError } from "../errors.js";
@@ -64,11 +64,10 @@ async function getPage(
 ): Promise<ClientListPage> {
   const filters =
     appTypes !== undefined && appTypes.length > 0 ? { app_type: appTypes.join(",") } : {};
-  const answer = await api.call<ClientListPage>(
-    context(),
-    clientListRequest(page, fields, { filters }),
+  return listPageOf(
+    page,
+    await api.call<unknown>(context(), clientListRequest(page, fields, { filters })),
   );
-  return { clients: answer.data.clients, total: answer.data.total };
 }
 
 /**

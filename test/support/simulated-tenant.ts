@@ -35,6 +35,11 @@ export interface SimulatedTenantOptions {
   /** An error to fail a call with instead of answering it. */
   failure?: (call: TenantCall) => Error | undefined;
   /**
+   * The body a list page call answers instead of the page itself, as a tenant we did not write
+   * may (a page without `total`, or whose `clients` is not an array); default: the page.
+   */
+  pageBody?: (call: TenantCall, page: ClientListPage) => unknown;
+  /**
    * How many calls could leave now without waiting for the rate limiter, as the pass asks before
    * it rents single GETs; default: as many as it asks.
    */
@@ -106,7 +111,15 @@ export class SimulatedTenant {
             clients: slice.map((c) => this.view(c, fields)),
             total: this.clients.length,
           };
-          return answer;
+          const call: TenantCall = {
+            kind: "listPage",
+            page,
+            perPage,
+            fields: [...fields],
+            context,
+          };
+          // What the tenant answered, whatever its shape: the transport's type does not check it.
+          return (this.options.pageBody?.(call, answer) ?? answer) as ClientListPage;
         }),
       turnsNow: (upTo) => Math.min(upTo, this.options.turnsNow?.() ?? upTo),
     };
