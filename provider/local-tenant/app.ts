@@ -14,9 +14,11 @@ import Fastify, {
 } from "fastify";
 import { isConsoleEdit, isConsolePath, registerConsoleRoutes } from "./console/routes.js";
 import {
-  areaOf,
+  type Area,
+  areaOfRequest,
   isLoopback,
   pathOf,
+  requestTargetProblem,
   type ServerContext,
   setPrincipal,
   type TenantApiRequest,
@@ -36,6 +38,14 @@ const toldOf = new WeakMap<FastifyRequest, TenantApiRequest>();
 /** The route template of a request, or its path when no route matched (for the counters). */
 function routeOf(request: FastifyRequest): string {
   return request.routeOptions.url ?? pathOf(request.url);
+}
+
+/**
+ * The API a request belongs to, judged on the route the router matched, not on how its path is
+ * spelled (`areaOfRequest`): the guard of the control routes must see the route that answers.
+ */
+function areaOfThe(request: FastifyRequest): Area {
+  return areaOfRequest(request.url, request.routeOptions.url);
 }
 
 /**
@@ -142,7 +152,9 @@ function takeRateLimit(context: ServerContext, reply: FastifyReply): void {
 }
 
 /**
- * What happens before any route, in the platform's order: the control routes answer requests made
+ * What happens before any route, in the platform's order: a target that is not a plain path where
+ * the guard needs one is refused (`requestTargetProblem`); the control routes, known by the route
+ * matched whatever the path's spelling, answer requests made
  * to this server's own address from its own origin (`origin.ts`), and loopback clients only but
  * for the console's; otherwise the request is told of, the next fault applies (latency, a dropped
  * connection), the rate limit, an injected error, then authentication.
@@ -153,7 +165,9 @@ async function beforeRoute(
   reply: FastifyReply,
 ): Promise<FastifyReply | undefined> {
   if (context.monitor.active) arrivedAt.set(request, performance.now());
-  const area = areaOf(request.url);
+  const problem = requestTargetProblem(request.url);
+  if (problem !== undefined) throw new ApiError(400, "invalid_uri", problem);
+  const area = areaOfThe(request);
   if (area === "control") {
     const foreign = foreignPlaceError({
       host: request.headers.host,
@@ -164,7 +178,7 @@ async function beforeRoute(
     });
     if (foreign !== undefined) throw foreign;
     // The console answers wherever the server listens; its routes check their caller themselves.
-    if (!isLoopback(request.socket.remoteAddress) && !isConsolePath(pathOf(request.url))) {
+    if (!isLoopback(request.socket.remoteAddress) && !isConsolePath(routeOf(request))) {
       throw new ApiError(403, "forbidden", "The control routes answer loopback clients only");
     }
     return undefined;
@@ -219,7 +233,7 @@ function answerError(
     process.stderr.write(`tenant-api: ${request.method} ${request.url}: ${error.stack ?? error}\n`);
   }
   const message = statusCode >= 500 ? "Internal error" : error.message;
-  if (areaOf(request.url) === "authentication") {
+  if (areaOfThe(request) === "authentication") {
     const oauth = new OAuthError(
       statusCode,
       statusCode >= 500 ? "server_error" : "invalid_request",
@@ -239,7 +253,7 @@ function answerError(
  */
 function answerNotFound(request: FastifyRequest, reply: FastifyReply): void {
   const path = pathOf(request.url);
-  if (areaOf(request.url) === "management" && !isServedPath(path)) {
+  if (areaOfThe(request) === "management" && !isServedPath(path)) {
     reply.code(501).send({
       statusCode: 501,
       error: reasonPhrase(501),
@@ -280,12 +294,12 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
   // Counted when the answer is about to leave, not when it has left: a test that reads the counters
   // right after its response arrived must see that response counted.
   app.addHook("onSend", async (request, reply, payload) => {
-    if (areaOf(request.url) !== "control") {
+    if (areaOfThe(request) !== "control") {
       context.stats.record(request.method, routeOf(request), reply.statusCode);
       const told = toldOf.get(request);
       if (told !== undefined) context.onAnswer?.(told, reply.statusCode);
       logRequest(context, request, reply.statusCode);
-    } else if (isConsoleEdit(request.method, pathOf(request.url))) {
+    } else if (isConsoleEdit(request.method, routeOf(request))) {
       logRequest(context, request, reply.statusCode, "console");
     }
     return payload;

@@ -65,10 +65,79 @@ export function pathOf(url: string): string {
   return query < 0 ? url : url.slice(0, query);
 }
 
+/** The prefix of the control routes, the console's included. */
+const CONTROL_PREFIX = "/__tenant-api";
+
+/** The escapes of a path decoded, or undefined when one is not valid UTF-8 percent-encoding. */
+function decodedPath(path: string): string | undefined {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a path could reach a control route however the router reads it: its decoded form,
+ * in any case, holds the control prefix (an undecodable path is judged on its raw form).
+ */
+function mentionsControl(path: string): boolean {
+  const prefix = CONTROL_PREFIX.toLowerCase();
+  return (
+    path.toLowerCase().includes(prefix) ||
+    (decodedPath(path)?.toLowerCase().includes(prefix) ?? false)
+  );
+}
+
+/** A path written plainly: no escape, no backslash, no empty segment, no dot segment. */
+function isPlainPath(path: string): boolean {
+  if (/[%\\]/.test(path)) return false;
+  const segments = path.split("/").slice(1);
+  return segments.every(
+    (segment, index) =>
+      segment !== "." &&
+      segment !== ".." &&
+      // One trailing slash leaves an empty last segment, which the router ignores.
+      (segment !== "" || index === segments.length - 1),
+  );
+}
+
+/**
+ * Why a request target is refused before routing, or undefined when it is routed
+ * (docs/local-tenant.md, "Who may use it"). The router decodes escapes and takes an absolute-form
+ * target's path, so a guard that read the raw target would see another path than the route that
+ * answers: a target must be a path (origin-form), and a path that reaches toward the control
+ * routes must be written plainly. The management API's paths may hold escapes, as on the platform.
+ */
+export function requestTargetProblem(url: string): string | undefined {
+  if (!url.startsWith("/") || url.startsWith("//")) {
+    return "Path validation error: the request target must be a path beginning with a single /";
+  }
+  const path = pathOf(url);
+  if (mentionsControl(path) && !isPlainPath(path)) {
+    return (
+      "Path validation error: a path of the local tenant's control routes must be written " +
+      "plainly, without escapes (%), empty or dot segments or backslashes"
+    );
+  }
+  return undefined;
+}
+
+/**
+ * The API a request belongs to, as its guard and counters must judge it: the area of the route
+ * the router matched, whatever the spelling of the path that reached it; with no route matched,
+ * the control area for a path that reaches toward it (nothing there answers, and nothing of it is
+ * counted), the raw path's area otherwise.
+ */
+export function areaOfRequest(url: string, route: string | undefined): Area {
+  if (route !== undefined) return areaOf(route);
+  return mentionsControl(pathOf(url)) ? "control" : areaOf(url);
+}
+
 /** The API a path belongs to. */
 export function areaOf(url: string): Area {
   const path = pathOf(url);
-  if (path === "/__tenant-api" || path.startsWith("/__tenant-api/")) return "control";
+  if (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)) return "control";
   if (path === "/api/v2" || path.startsWith("/api/v2/")) return "management";
   if (path.startsWith("/oauth/") || path.startsWith("/.well-known/")) return "authentication";
   return "other";
