@@ -633,7 +633,7 @@ describe("the console's event streams", () => {
     stops.push(() => app.close());
     await app.listen({ port: 0, host: "127.0.0.1" });
     const port = (app.server.address() as AddressInfo).port;
-    return { context, fake, port, consoleUrl: `http://127.0.0.1:${port}${CONSOLE_PATH}` };
+    return { app, context, fake, port, consoleUrl: `http://127.0.0.1:${port}${CONSOLE_PATH}` };
   }
 
   /** A log entry whose path is 64 kB long: a few of them fill a tick. */
@@ -677,6 +677,41 @@ describe("the console's event streams", () => {
     }
     expect(context.monitor.pages).toBe(0);
     expect(written).toBeGreaterThan(MAX_UNSENT_BYTES);
+  });
+
+  it("never attaches a stream whose connection closed while its token was being verified", async () => {
+    const { app, context, fake, port } = await listening();
+    const token = await context.auth.mint({ scopes: READ_ONLY_SCOPES });
+    // The token's check waits until the test lets it go, so that the client leaves during it.
+    const verify = context.auth.verify.bind(context.auth);
+    let release: () => void = () => undefined;
+    let verified = false;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    context.auth.verify = async (authorization) => {
+      await gate;
+      const principal = await verify(authorization);
+      verified = true;
+      return principal;
+    };
+    const socket = connect(port, "127.0.0.1");
+    socket.write(
+      `GET ${CONSOLE_PATH}/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+    );
+    const connections = () =>
+      new Promise<number>((resolve, reject) =>
+        app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+      );
+    await vi.waitFor(async () => expect(await connections()).toBe(1));
+    socket.destroy();
+    await vi.waitFor(async () => expect(await connections()).toBe(0));
+    release();
+    await vi.waitFor(() => expect(verified).toBe(true));
+    // A turn of the event loop, so that the handler's continuation after the check has run.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(context.monitor.pages).toBe(0);
+    expect(fake.running()).toEqual([]);
   });
 
   it("keeps a stream whose page reads it, however much it is sent", async () => {

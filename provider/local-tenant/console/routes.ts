@@ -191,6 +191,11 @@ function consoleScript(): string {
   return script;
 }
 
+/** Whether a stream's connection is gone: its answer or its socket destroyed. */
+function isGone(raw: FastifyReply["raw"]): boolean {
+  return raw.destroyed || raw.socket === null || raw.socket.destroyed;
+}
+
 /**
  * The event stream of one page: a `hello` with the history kept so far, then a `tick` each second
  * until the page goes; the page's going (its connection closing) is what lets the monitor stop.
@@ -213,13 +218,21 @@ async function streamEvents(
   }
   reply.hijack();
   const raw = reply.raw;
+  // The page may have gone while its token was checked: its `close` has fired already, and a
+  // stream attached now would never be detached (the monitor's timer running for good, and one of
+  // the streams taken until the server stops).
+  if (isGone(raw)) {
+    raw.destroy();
+    return;
+  }
   raw.writeHead(200, {
     "content-type": "text/event-stream",
     "cache-control": "no-store",
     connection: "keep-alive",
   });
   const detach = monitor.attach((tick: Tick) => {
-    if (raw.writableLength > MAX_UNSENT_BYTES) {
+    // A destroyed connection buffers nothing, so its unsent bytes would never pass the bound.
+    if (isGone(raw) || raw.writableLength > MAX_UNSENT_BYTES) {
       detach();
       raw.destroy();
       return;
