@@ -29,6 +29,10 @@ import {
   type ResourceKind,
   type SchemaNode,
 } from "../schema/kinds.js";
+import { examplesSection } from "./resource-examples.js";
+
+/** The package's source repository, as package.json names it: the schema's `repository` and `homepage`. */
+const REPOSITORY = "https://github.com/pulumi-tenant/pulumi-tenant";
 
 /** The package's name in every type token (`tenant:index:ClientSettings`) and config key. */
 export const PACKAGE_NAME = "tenant";
@@ -217,7 +221,7 @@ function resourceSpec(kind: ResourceKind, collector: TypeCollector): Record<stri
   const required = requiredOf(node).required ?? [];
   const description = typeof node.description === "string" ? node.description : kind;
   return {
-    description: `${description}\n\nImport with \`pulumi import ${typeToken(kind)} NAME ID\`, the id being ${IMPORT_IDS[kind]}.`,
+    description: `${description}\n\nImport with \`pulumi import ${typeToken(kind)} NAME ID\`, the id being ${IMPORT_IDS[kind]}.\n\n${examplesSection(kind)}`,
     inputProperties: inputs,
     requiredInputs: required,
     properties: outputs,
@@ -281,7 +285,20 @@ export function packageSchema(version: string, downloadUrl?: string): PackageSch
     description:
       "The configuration of an identity-platform tenant: push provider selection, client settings, event stream deletion.",
     ...(downloadUrl === undefined ? {} : { pluginDownloadURL: downloadUrl }),
-    keywords: ["pulumi", "identity", "oauth", "oidc", "mfa", "tenant", "kind/native"],
+    // What the Registry's listing shows (docs/_index.md is the overview page it links to).
+    publisher: "pulumi-tenant",
+    repository: REPOSITORY,
+    homepage: REPOSITORY,
+    keywords: [
+      "pulumi",
+      "identity",
+      "oauth",
+      "oidc",
+      "mfa",
+      "tenant",
+      "kind/native",
+      "category/infrastructure",
+    ],
     license: "MIT",
     config: { variables },
     provider: {

@@ -10,7 +10,9 @@ const credentialList = {
   description: "Credentials, each referenced by its `id`.",
   items: {
     type: "object",
-    properties: { id: { type: "string" } },
+    properties: {
+      id: { type: "string", description: "The id of a credential registered on the client." },
+    },
     additionalProperties: false,
   },
 } as const;
@@ -21,15 +23,17 @@ export const encryptionKeySchema = {
   description: "The client's encryption key, or null. Sensitive: never printed.",
   "x-sensitive": "the client's key material",
   properties: {
-    pub: { type: "string" },
-    cert: { type: "string" },
-    subject: { type: "string" },
+    pub: { type: "string", description: "The public key, in PEM." },
+    cert: { type: "string", description: "The certificate, in PEM." },
+    subject: { type: "string", description: "The certificate's subject." },
   },
   additionalProperties: false,
 } as const;
 
 const credentialsHolder = {
   type: "object",
+  description:
+    "The credentials the client proves itself with by this method, each named by its id.",
   properties: { credentials: credentialList },
   additionalProperties: false,
 } as const;
@@ -63,7 +67,11 @@ export const tokenVaultPrivilegedAccessSchema = {
   description: "Token vault privileged access (early access).",
   properties: {
     credentials: credentialList,
-    ipAllowlist: { type: "array", items: { type: "string" } },
+    ipAllowlist: {
+      type: "array",
+      items: { type: "string" },
+      description: "The IP addresses or ranges privileged access is allowed from.",
+    },
   },
   additionalProperties: false,
 } as const;

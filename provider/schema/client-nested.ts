@@ -14,17 +14,44 @@ export const sessionTransferSchema = {
   type: ["object", "null"],
   description: "Native-to-web single sign-on configuration, or null.",
   properties: {
-    canCreateSessionTransferToken: { type: "boolean" },
-    enforceCascadeRevocation: { type: "boolean" },
-    allowedAuthenticationMethods: { type: "array" },
-    enforceDeviceBinding: { type: "string" },
-    allowRefreshToken: { type: "boolean" },
-    enforceOnlineRefreshTokens: { type: "boolean" },
+    canCreateSessionTransferToken: {
+      type: "boolean",
+      description:
+        "Whether the client may create session transfer tokens, which carry a native app's session into a web session.",
+    },
+    enforceCascadeRevocation: {
+      type: "boolean",
+      description: "Whether ending the native session also ends the web sessions made from it.",
+    },
+    allowedAuthenticationMethods: {
+      type: "array",
+      description: "The ways a session transfer token may be handed to the web application.",
+    },
+    enforceDeviceBinding: {
+      type: "string",
+      description:
+        "How a web session made from a session transfer token is bound to the device the token came from.",
+    },
+    allowRefreshToken: {
+      type: "boolean",
+      description: "Whether a session made from a session transfer token may get refresh tokens.",
+    },
+    enforceOnlineRefreshTokens: {
+      type: "boolean",
+      description: "Whether refresh tokens issued in a transferred session end with that session.",
+    },
     delegation: {
       type: "object",
+      description: "Session transfer by delegation.",
       properties: {
-        allowDelegatedAccess: { type: "boolean" },
-        enforceDeviceBinding: { type: "string" },
+        allowDelegatedAccess: {
+          type: "boolean",
+          description: "Whether sessions may be transferred to this client by delegation.",
+        },
+        enforceDeviceBinding: {
+          type: "string",
+          description: "How a delegated session transfer is bound to the device it came from.",
+        },
       },
       additionalProperties: false,
     },
@@ -37,15 +64,32 @@ export const oidcLogoutSchema = {
   type: "object",
   description: "Back-channel logout configuration.",
   properties: {
-    backchannelLogoutUrls: { type: "array", items: { type: "string" } },
+    backchannelLogoutUrls: {
+      type: "array",
+      items: { type: "string" },
+      description:
+        "The URLs the tenant sends OIDC back-channel logout tokens to when a session of the client ends.",
+    },
     backchannelLogoutInitiators: {
       type: "object",
-      properties: { selectedInitiators: { type: "array" } },
+      description: "Which events start a back-channel logout.",
+      properties: {
+        selectedInitiators: {
+          type: "array",
+          description: "The events chosen to start a back-channel logout.",
+        },
+      },
       additionalProperties: false,
     },
     backchannelLogoutSessionMetadata: {
       type: "object",
-      properties: { include: { type: "boolean" } },
+      description: "What of the session the logout token carries.",
+      properties: {
+        include: {
+          type: "boolean",
+          description: "Whether the logout token carries the session's metadata.",
+        },
+      },
       additionalProperties: false,
     },
   },
@@ -68,14 +112,25 @@ export const jwtConfigurationSchema = {
   type: "object",
   description: "Settings for how JWTs are created.",
   properties: {
-    lifetimeInSeconds: { type: "integer" },
-    secretEncoded: { type: "boolean" },
+    lifetimeInSeconds: {
+      type: "integer",
+      description: "How long the ID tokens issued to the client stay valid, in seconds.",
+    },
+    secretEncoded: {
+      type: "boolean",
+      description:
+        "Whether the client secret is base64-encoded, for tokens signed with it (HS256).",
+    },
     scopes: {
       type: "object",
       description: "Free-form scopes map; keys are sent exactly as written.",
       "x-wire-keys": "verbatim",
     },
-    alg: { type: "string" },
+    alg: {
+      type: "string",
+      description:
+        "The algorithm the client's ID tokens are signed with, such as `RS256` or `HS256`.",
+    },
   },
   additionalProperties: false,
 } as const;
@@ -87,17 +142,23 @@ export const mobileSchema = {
   properties: {
     android: {
       type: "object",
+      description: "The Android app (for app links).",
       properties: {
-        appPackageName: { type: "string" },
-        sha256CertFingerprints: { type: "array", items: { type: "string" } },
+        appPackageName: { type: "string", description: "The Android app's package name." },
+        sha256CertFingerprints: {
+          type: "array",
+          items: { type: "string" },
+          description: "The SHA-256 fingerprints of the Android app's signing certificates.",
+        },
       },
       additionalProperties: false,
     },
     ios: {
       type: "object",
+      description: "The iOS app (for universal links).",
       properties: {
-        teamId: { type: "string" },
-        appBundleIdentifier: { type: "string" },
+        teamId: { type: "string", description: "The Apple developer team id of the iOS app." },
+        appBundleIdentifier: { type: "string", description: "The iOS app's bundle identifier." },
       },
       additionalProperties: false,
     },
@@ -117,7 +178,12 @@ export const nativeSocialLoginSchema = {
   "x-wire-keys": "verbatim",
   additionalProperties: {
     type: "object",
-    properties: { enabled: { type: "boolean" } },
+    properties: {
+      enabled: {
+        type: "boolean",
+        description: "Whether native social login with this identity provider is on.",
+      },
+    },
     additionalProperties: false,
   },
 } as const;
@@ -134,7 +200,12 @@ export const fedcmLoginSchema = {
   "x-wire-keys": "verbatim",
   additionalProperties: {
     type: "object",
-    properties: { isEnabled: { type: "boolean" } },
+    properties: {
+      isEnabled: {
+        type: "boolean",
+        description: "Whether FedCM login with this identity provider is on.",
+      },
+    },
     additionalProperties: false,
   },
 } as const;
@@ -144,20 +215,53 @@ export const refreshTokenSchema = {
   type: ["object", "null"],
   description: "Refresh token configuration, or null.",
   properties: {
-    rotationType: { type: "string" },
-    expirationType: { type: "string" },
-    leeway: { type: "integer" },
-    tokenLifetime: { type: "integer" },
-    infiniteTokenLifetime: { type: "boolean" },
-    idleTokenLifetime: { type: "integer" },
-    infiniteIdleTokenLifetime: { type: "boolean" },
+    rotationType: {
+      type: "string",
+      description:
+        "`rotating` (each use exchanges the refresh token for a new one) or `non-rotating`.",
+    },
+    expirationType: {
+      type: "string",
+      description: "`expiring` (the lifetimes below apply) or `non-expiring`.",
+    },
+    leeway: {
+      type: "integer",
+      description:
+        "Seconds during which a rotated refresh token may still be used, for a client that retries.",
+    },
+    tokenLifetime: {
+      type: "integer",
+      description: "The absolute lifetime of a refresh token, in seconds.",
+    },
+    infiniteTokenLifetime: {
+      type: "boolean",
+      description:
+        "Whether refresh tokens have no absolute lifetime (tokenLifetime is then not used).",
+    },
+    idleTokenLifetime: {
+      type: "integer",
+      description: "Seconds a refresh token stays valid without being used.",
+    },
+    infiniteIdleTokenLifetime: {
+      type: "boolean",
+      description:
+        "Whether refresh tokens never expire for lack of use (idleTokenLifetime is then not used).",
+    },
     policies: {
       type: "array",
+      description: "Which APIs and scopes a refresh token may be used for.",
       items: {
         type: "object",
         properties: {
-          audience: { type: "string" },
-          scope: { type: "array", items: { type: "string" } },
+          audience: {
+            type: "string",
+            description: "The API (audience) the policy lets a refresh token be used for.",
+          },
+          scope: {
+            type: "array",
+            items: { type: "string" },
+            description: "The scopes the policy allows for that API.",
+          },
         },
         additionalProperties: false,
       },
@@ -171,8 +275,15 @@ export const defaultOrganizationSchema = {
   type: ["object", "null"],
   description: "Default organization identifier and flows, or null.",
   properties: {
-    organizationId: { type: "string" },
-    flows: { type: "array", items: { type: "string" } },
+    organizationId: {
+      type: "string",
+      description: "The id of the organization used when a request names none.",
+    },
+    flows: {
+      type: "array",
+      items: { type: "string" },
+      description: "The flows the default organization applies to, such as `client_credentials`.",
+    },
   },
   additionalProperties: false,
 } as const;
@@ -182,7 +293,10 @@ export const tokenExchangeSchema = {
   type: ["object", "null"],
   description: "Token exchange configuration, or null.",
   properties: {
-    allowAnyProfileOfType: { type: "array" },
+    allowAnyProfileOfType: {
+      type: "array",
+      description: "The token exchange profile types the client may use, any profile of each.",
+    },
   },
   additionalProperties: false,
 } as const;
@@ -194,10 +308,17 @@ export const tokenQuotaSchema = {
   properties: {
     clientCredentials: {
       type: "object",
+      description: "The quota on tokens the client gets by the client credentials grant.",
       properties: {
-        enforce: { type: "boolean" },
-        perDay: { type: "integer" },
-        perHour: { type: "integer" },
+        enforce: { type: "boolean", description: "Whether tokens beyond the quota are refused." },
+        perDay: {
+          type: "integer",
+          description: "The most tokens the client may get by client credentials in a day.",
+        },
+        perHour: {
+          type: "integer",
+          description: "The most tokens the client may get by client credentials in an hour.",
+        },
       },
       additionalProperties: false,
     },
@@ -210,22 +331,48 @@ export const expressConfigurationSchema = {
   type: ["object", "null"],
   description: "Express configuration for the integration network, or null.",
   properties: {
-    initiateLoginUriTemplate: { type: "string" },
-    userAttributeProfileId: { type: "string" },
-    connectionProfileId: { type: "string" },
-    enableClient: { type: "boolean" },
-    enableOrganization: { type: "boolean" },
-    exampleOinClientId: { type: "string" },
-    adminLoginDomain: { type: "string" },
+    initiateLoginUriTemplate: {
+      type: "string",
+      description:
+        "The template of the URI that starts a login at the application, filled in per organization.",
+    },
+    userAttributeProfileId: {
+      type: "string",
+      description: "The id of the user attribute profile the express configuration uses.",
+    },
+    connectionProfileId: {
+      type: "string",
+      description: "The id of the connection profile the express configuration uses.",
+    },
+    enableClient: {
+      type: "boolean",
+      description: "Whether the express configuration enables the client for an organization.",
+    },
+    enableOrganization: {
+      type: "boolean",
+      description: "Whether the express configuration enables the organization.",
+    },
+    exampleOinClientId: {
+      type: "string",
+      description: "The id of the integration network's example client.",
+    },
+    adminLoginDomain: {
+      type: "string",
+      description: "The domain the application's administrators log in at.",
+    },
     linkedClients: {
       type: "array",
+      description: "The clients linked to this one.",
       items: {
         type: "object",
-        properties: { clientId: { type: "string" } },
+        properties: { clientId: { type: "string", description: "The id of a linked client." } },
         additionalProperties: false,
       },
     },
-    oinSubmissionId: { type: "string" },
+    oinSubmissionId: {
+      type: "string",
+      description: "The id of the application's integration network submission.",
+    },
   },
   additionalProperties: false,
 } as const;
@@ -235,11 +382,26 @@ export const myOrganizationConfigurationSchema = {
   type: ["object", "null"],
   description: "My-organization configuration (early access), or null.",
   properties: {
-    allowedStrategies: { type: "array" },
-    connectionDeletionBehavior: { type: "string" },
-    connectionProfileId: { type: "string" },
-    userAttributeProfileId: { type: "string" },
-    invitationLandingClientId: { type: "string" },
+    allowedStrategies: {
+      type: "array",
+      description: "The connection strategies an organization's administrators may set up.",
+    },
+    connectionDeletionBehavior: {
+      type: "string",
+      description: "What deleting a connection from an organization does to the connection.",
+    },
+    connectionProfileId: {
+      type: "string",
+      description: "The id of the connection profile organizations use.",
+    },
+    userAttributeProfileId: {
+      type: "string",
+      description: "The id of the user attribute profile organizations use.",
+    },
+    invitationLandingClientId: {
+      type: "string",
+      description: "The id of the client that invitations to an organization land on.",
+    },
   },
   additionalProperties: false,
 } as const;
