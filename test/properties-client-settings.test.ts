@@ -15,6 +15,7 @@ import {
   SCHEMA_NODES,
   validClientSettings,
 } from "./support/arbitraries/index.js";
+import { failurePath } from "./support/check-failures.js";
 import { type Harness, useFileHarness } from "./support/harness.js";
 import { PLATFORM_APP_TYPES } from "./support/platform.js";
 import { callApi, fetchToken } from "./support/test-client.js";
@@ -110,7 +111,7 @@ describe("ClientSettings check on generated invalid inputs", () => {
         const failures = (await h.clients.check({}, input)).failures ?? [];
         expect(failures).not.toEqual([]);
         for (const failure of failures) {
-          expect(failure.property).toBe(property);
+          expect(failurePath(failure)).toBe(property);
           expect(failure.reason).not.toBe("");
         }
       }),

@@ -125,7 +125,7 @@ describe("check on very long strings", () => {
 
   it("reports a 1 MB client secret of the wrong type without echoing any of it", () => {
     expect(failuresOf({ clientSecret: ["s".repeat(MEGABYTE)] })).toEqual([
-      { property: "clientSecret", reason: "must be a string (got array)" },
+      { property: "", reason: "clientSecret: must be a string (got array)" },
     ]);
   });
 });
@@ -152,7 +152,12 @@ describe("check on deep nesting", () => {
     ["jwtConfiguration", "a typed member", { jwtConfiguration: { alg: nested(DEPTH) } }],
   ])("refuses 100,000 levels at %s (in %s), quickly", (field, _place, fields) => {
     const { result, ms } = timed(() => failuresOf(fields));
-    expect(result).toEqual([{ property: field, reason: TOO_DEEP }]);
+    // `addons` holds key material: Pulumi would print its value with a failure that names it.
+    expect(result).toEqual([
+      field === "addons"
+        ? { property: "", reason: `${field}: ${TOO_DEEP}` }
+        : { property: field, reason: TOO_DEEP },
+    ]);
     expect(ms).toBeLessThan(QUICK_MS);
   });
 
@@ -207,7 +212,7 @@ describe("prototype keys", () => {
     "rejects %s as an unknown top-level property",
     (key) => {
       expect(failuresOf(parsed(`{"${key}":"x"}`))).toEqual([
-        { property: key, reason: "is not a known property" },
+        { property: "", reason: `${key}: is not a known property` },
       ]);
     },
   );

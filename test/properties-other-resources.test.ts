@@ -8,6 +8,7 @@ import {
   validEventStreamDeletion,
   validPushProviderSelection,
 } from "./support/arbitraries/index.js";
+import { failurePath } from "./support/check-failures.js";
 import { type Harness, startHarness } from "./support/harness.js";
 
 const INVALID_RUNS = 500;
@@ -37,7 +38,7 @@ async function expectEachRejectedAtItsPath(
       runs += 1;
       const failures = await check(input);
       expect(failures).not.toEqual([]);
-      for (const failure of failures) expect(failure.property).toBe(property);
+      for (const failure of failures) expect(failurePath(failure)).toBe(property);
     }),
     { seed: PROPERTY_SEED, numRuns: INVALID_RUNS },
   );

@@ -1,7 +1,12 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it, vi } from "vitest";
 import { GRANT_TYPES } from "../provider/schema/client-settings.js";
-import { APP_TYPES, checkInputs, PUSH_PROVIDERS } from "../provider/schema/index.js";
+import {
+  APP_TYPES,
+  checkInputs,
+  PUSH_PROVIDERS,
+  SENSITIVE_CLIENT_FIELDS,
+} from "../provider/schema/index.js";
 import { UNKNOWN } from "../provider/schema/unknown.js";
 import { compiledValidatorCount } from "../provider/schema/validate.js";
 import { PLATFORM_APP_TYPES } from "./support/platform.js";
@@ -79,7 +84,8 @@ const edges: Edge[] = [
     constraint: "clientSecret has at least one character (and is never echoed)",
     accepted: { clientSecret: "s" },
     rejected: { clientSecret: "" },
-    failure: { property: "clientSecret", reason: "must be at least 1 character" },
+    // A sensitive input: Pulumi would print its value with a failure that names it.
+    failure: { property: "", reason: "clientSecret: must be at least 1 character" },
   },
   {
     constraint: "logoUri is an absolute URI or empty",
@@ -522,7 +528,10 @@ function typeEdges(
     constraint: `${field} ${constraint}`,
     accepted: { [field]: accepted },
     rejected: { [field]: rejected },
-    failure: { property: field, reason },
+    // Pulumi would print a sensitive input's value with a failure that names it.
+    failure: (SENSITIVE_CLIENT_FIELDS as readonly string[]).includes(field)
+      ? { property: "", reason: `${field}: ${reason}` }
+      : { property: field, reason },
   }));
 }
 
@@ -637,9 +646,10 @@ describe("required and unknown properties", () => {
 
   it("rejects an unknown property and suggests the nearest valid name", () => {
     expect(clientFailures({ oidcConformnt: true })).toEqual([
+      // An input the schema does not know may hold anything: the failure names no property.
       {
-        property: "oidcConformnt",
-        reason: 'is not a known property; did you mean "oidcConformant"?',
+        property: "",
+        reason: 'oidcConformnt: is not a known property; did you mean "oidcConformant"?',
       },
     ]);
   });
@@ -647,15 +657,16 @@ describe("required and unknown properties", () => {
   it("suggests the camelCase name for a property written in the API's snake_case", () => {
     expect(clientFailures({ organization_require_behavior: "no_prompt" })).toEqual([
       {
-        property: "organization_require_behavior",
-        reason: 'is not a known property; did you mean "organizationRequireBehavior"?',
+        property: "",
+        reason:
+          'organization_require_behavior: is not a known property; did you mean "organizationRequireBehavior"?',
       },
     ]);
   });
 
   it("suggests nothing when no valid name is close", () => {
     expect(clientFailures({ favouriteColour: "blue" })).toEqual([
-      { property: "favouriteColour", reason: "is not a known property" },
+      { property: "", reason: "favouriteColour: is not a known property" },
     ]);
   });
 
@@ -778,7 +789,7 @@ describe("unknown values during preview", () => {
 describe("sensitive and long values", () => {
   it("never echoes a client secret", () => {
     expect(clientFailures({ clientSecret: 12345 })).toEqual([
-      { property: "clientSecret", reason: "must be a string (got number)" },
+      { property: "", reason: "clientSecret: must be a string (got number)" },
     ]);
   });
 
@@ -819,7 +830,10 @@ describe("PushProviderSelection", () => {
     expect(
       checkInputs("PushProviderSelection", { provider: "sns", providers: "sns" }).failures,
     ).toEqual([
-      { property: "providers", reason: 'is not a known property; did you mean "provider"?' },
+      {
+        property: "",
+        reason: 'providers: is not a known property; did you mean "provider"?',
+      },
     ]);
   });
 });

@@ -47,8 +47,9 @@ describe("check of the tenant input", () => {
   });
 
   it("refuses a tenant without credentials", () => {
+    // No property: Pulumi would print the whole input, a misspelt credential in it included.
     expect(failuresOf({ domain: "acme.tenants.example", clientSecret: "" })).toEqual([
-      { property: "tenant", reason: `pulumi-tenant has no credentials: ${HOW_TO}` },
+      { property: "", reason: `tenant: pulumi-tenant has no credentials: ${HOW_TO}` },
     ]);
   });
 
@@ -100,7 +101,7 @@ describe("check of the tenant input", () => {
         property: "tenant.domain",
         reason: 'tenant.domain "ftp://acme.tenants.example" has the scheme ftp; use https://',
       },
-      { property: "tenant", reason: `pulumi-tenant has no credentials: ${HOW_TO}` },
+      { property: "", reason: `tenant: pulumi-tenant has no credentials: ${HOW_TO}` },
     ]);
   });
 
@@ -130,7 +131,7 @@ describe("check of the tenant input", () => {
 
   it("refuses a tenant that is not an object once, by its type", () => {
     expect(failuresOf("acme.tenants.example")).toEqual([
-      { property: "tenant", reason: "must be an object (got string)" },
+      { property: "", reason: "tenant: must be an object (got string)" },
     ]);
   });
 

@@ -25,6 +25,28 @@ export interface PathFailure {
   readonly reason: string;
 }
 
+/**
+ * A failure as Pulumi's `check` result carries it, `{property, reason}`, given the resource's
+ * inputs `news` and the top-level inputs whose values may be printed (`printable`).
+ *
+ * Pulumi prints a failure that names a property with the input of exactly that name, in clear
+ * (`property clientSecrett value {...} has a problem`), even a value marked secret, and prints a
+ * failure with an empty `property` as the reason alone (docs/decisions.md, "Check failures never
+ * sit on a value that holds a secret"). So a failure whose path is a top-level input that may hold
+ * a secret (a sensitive one, one with a sensitive member, one the schema does not know) names no
+ * property, and its reason starts with the path (`clientSecrett: is not a known property`). A
+ * nested path (`tenant.clientSecret`) is no input's name, so Pulumi prints nothing for it.
+ */
+export function toCheckFailure(
+  failure: PathFailure,
+  news: Readonly<Record<string, unknown>>,
+  printable: ReadonlySet<string>,
+): { property: string; reason: string } {
+  const { path, reason } = failure;
+  const printed = path !== "" && Object.hasOwn(news, path) && !printable.has(path);
+  return printed ? { property: "", reason: `${path}: ${reason}` } : { property: path, reason };
+}
+
 /** How {@link toFailures} treats the value it describes. */
 export interface FailureOptions {
   /** Drop failures on Pulumi's unknown placeholder (during preview), at any depth. */

@@ -9,10 +9,10 @@ import type * as pulumi from "@pulumi/pulumi";
 import { connectionProblems, TENANT_INPUT_NAMING } from "../connection/parse.js";
 import { SENSITIVE_CONNECTION_SETTINGS, TENANT_KEY } from "../connection/schema.js";
 import { isPlainObject } from "../json.js";
-import { type PathFailure, toFailures } from "./check-failures.js";
+import { type PathFailure, toCheckFailure, toFailures } from "./check-failures.js";
 import { SENSITIVE_CLIENT_FIELDS } from "./client-settings.js";
 import { POST_LOGIN_PROMPT_FIELDS, postLoginPromptFailure } from "./cross-field.js";
-import type { ResourceKind } from "./kinds.js";
+import { INPUT_SCHEMAS, propertiesOf, type ResourceKind } from "./kinds.js";
 import { ajvErrors } from "./validate.js";
 
 /** What {@link checkInputs} returns: Pulumi's own check result, with both members present. */
@@ -35,6 +35,36 @@ const SENSITIVE_PATHS: Readonly<Record<ResourceKind, readonly string[]>> = {
   ClientSettings: [...SENSITIVE_CLIENT_FIELDS, ...SENSITIVE_CONNECTION_PATHS],
   EventStreamDeletion: SENSITIVE_CONNECTION_PATHS,
 };
+
+/** Whether a schema node has a member annotated `"x-sensitive"` anywhere inside it, or is one. */
+function holdsSensitive(node: unknown): boolean {
+  const stack: unknown[] = [node];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (typeof next !== "object" || next === null) continue;
+    if (Object.hasOwn(next, "x-sensitive")) return true;
+    stack.push(...Object.values(next));
+  }
+  return false;
+}
+
+/**
+ * The top-level inputs of each kind whose values Pulumi may print with a check failure (see
+ * {@link toCheckFailure}): those the input schema knows that hold no sensitive member, as the
+ * schema's `"x-sensitive"` annotations say.
+ */
+const PRINTABLE_INPUTS: Readonly<Record<ResourceKind, ReadonlySet<string>>> = (() => {
+  const printable = (kind: ResourceKind): ReadonlySet<string> =>
+    new Set(
+      Object.entries(propertiesOf(INPUT_SCHEMAS[kind]))
+        .filter(([, schema]) => !holdsSensitive(schema))
+        .map(([key]) => key),
+    );
+  return {
+    PushProviderSelection: printable("PushProviderSelection"),
+    ClientSettings: printable("ClientSettings"),
+    EventStreamDeletion: printable("EventStreamDeletion"),
+  };
+})();
 
 /**
  * The failures of the rules every connection follows (`connection/parse.ts`), named as the `tenant`
@@ -79,7 +109,8 @@ function exceedsDepth(value: unknown, limit: number): boolean {
  * the property as the user spells it. Keys starting with `__` (`__provider`, `__resourceName`) are not
  * validated and are kept in `inputs`. Pulumi's unknown placeholder is never a failure, wherever it
  * stands. The `tenant` input is checked by the rules of the stack config path, with the same
- * messages naming `tenant.domain`, `tenant.clientSecret`, ...; its credentials are never echoed. `organizationRequireBehavior: "post_login_prompt"` with `oidcConformant: false` fails at
+ * messages naming `tenant.domain`, `tenant.clientSecret`, ...; its credentials are never echoed. A failure at a top-level input that may hold a secret names no property
+ * (its reason starts with the path), so that Pulumi does not print the value ({@link toCheckFailure}). `organizationRequireBehavior: "post_login_prompt"` with `oidcConformant: false` fails at
  * `organizationRequireBehavior`. Never throws.
  */
 export function checkInputs(kind: ResourceKind, news: Record<string, unknown>): InputCheck {
@@ -105,5 +136,6 @@ export function checkInputs(kind: ResourceKind, news: Record<string, unknown>): 
     const crossField = postLoginPromptFailure(validated, POST_LOGIN_PROMPT_FIELDS);
     if (crossField !== undefined) found.push(crossField);
   }
-  return { inputs, failures: found.map(({ path, reason }) => ({ property: path, reason })) };
+  const printable = PRINTABLE_INPUTS[kind];
+  return { inputs, failures: found.map((failure) => toCheckFailure(failure, news, printable)) };
 }
