@@ -223,6 +223,18 @@ describe("the plugin face", () => {
     expect(face.checkConfig({}).failures).toEqual([]);
   });
 
+  it("names no property for a problem at a credential, whose value Pulumi would print", () => {
+    const face = new PluginFace({} as never);
+    const given = { domain: "tenant.example", apiToken: "plugin-token-Qw3", clientSecret: "Zx9" };
+    expect(face.checkConfig(given).failures).toEqual([
+      {
+        property: "",
+        reason:
+          "pulumi-tenant has more than one way of authenticating: tenant:apiToken and tenant:clientSecret are both set; keep exactly one of tenant:clientAssertionPrivateKey, tenant:clientSecret or tenant:apiToken",
+      },
+    ]);
+  });
+
   it("judges the reserve and the ceiling a provider is given, naming each", () => {
     const face = new PluginFace({} as never);
     expect(face.checkConfig({ rateLimitReserve: 1.5, maxRequestsPerSecond: -2 }).failures).toEqual([

@@ -15,6 +15,7 @@ import {
   environmentSettingProblems,
   givenSettingProblems,
 } from "../config.js";
+import { SENSITIVE_CONNECTION_SETTINGS } from "../connection/schema.js";
 import type { Props } from "../json.js";
 import { isUnknown } from "../schema/unknown.js";
 import { PACKAGE_NAME } from "./package-schema.js";
@@ -40,9 +41,14 @@ export function configSource(args: Props): ConfigSource {
   };
 }
 
+/** Whether the setting `name` is a credential (`"x-sensitive"` in the connection's schema). */
+function isSensitiveSetting(name: string): boolean {
+  return (SENSITIVE_CONNECTION_SETTINGS as readonly string[]).includes(name);
+}
+
 /**
  * What is wrong with the settings a provider was given (`CheckConfig`), one failure per setting,
- * named as the provider's input (`domain`); see {@link givenSettingProblems} for what is judged.
+ * named as the provider's input (`domain`), a credential's with no property; see {@link givenSettingProblems} for what is judged.
  * What the `TENANT_*` environment adds to them (a `TENANT_RATE_LIMIT_RESERVE` out of range, a second
  * way of authenticating) is reported here too, with no property: it is not an input, and Pulumi
  * prints a named property with the input's value. So a plugin process reports its settings once,
@@ -54,7 +60,9 @@ export function configFailures(args: Props): pulumi.dynamic.CheckFailure[] {
   const source = configSource(args);
   return [
     ...givenSettingProblems(source).map(({ name, message }) => ({
-      property: inputName(CONFIG_KEYS[name].key),
+      // Pulumi prints a named property with its value in clear, a secret's too: a credential's
+      // problem names none (its message names the setting).
+      property: isSensitiveSetting(name) ? "" : inputName(CONFIG_KEYS[name].key),
       reason: message,
     })),
     ...environmentSettingProblems(source).map((reason) => ({ property: "", reason })),
