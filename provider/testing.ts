@@ -23,6 +23,7 @@ import type { WireClient } from "./local-tenant/clients.js";
 import type { FaultOptions } from "./local-tenant/faults.js";
 import type { NetworkDelayOptions } from "./local-tenant/network-delay.js";
 import { requireServerPeers } from "./local-tenant/peers.js";
+import type { QuirkOptions } from "./local-tenant/quirks.js";
 import type { RateLimitOptions } from "./local-tenant/rate-limit.js";
 import { SEED_FORMAT_VERSION, type TenantSeed } from "./local-tenant/seed.js";
 import type { TenantApiOptions } from "./local-tenant/server.js";
@@ -38,6 +39,7 @@ export type { BackgroundLoadOptions } from "./local-tenant/background-load.js";
 export type { WireClient } from "./local-tenant/clients.js";
 export type { FaultOptions } from "./local-tenant/faults.js";
 export type { NetworkDelayOptions } from "./local-tenant/network-delay.js";
+export type { QuirkOptions } from "./local-tenant/quirks.js";
 export type { RateLimitOptions } from "./local-tenant/rate-limit.js";
 export type { SeedClient, TenantSeed } from "./local-tenant/seed.js";
 export type { BackgroundStats } from "./local-tenant/stats.js";
@@ -71,6 +73,14 @@ export interface LocalTenantOptions {
    * (shares from 0 to 1, milliseconds); default none.
    */
   faults?: FaultOptions | string | undefined;
+  /**
+   * Answer as a tenant we did not write may (its clock off, reset rounded down, a write bucket of
+   * its own, a per-minute limit, answers without rate-limit headers, a gateway's 502/503, repeated
+   * headers, a given `Retry-After`, pages without `total`): `{ clockOffset: -2, gatewayEvery: 25 }`
+   * or `"clock-offset=-2,gateway-every=25"`; default none (docs/local-tenant.md, "A tenant we did
+   * not write").
+   */
+  quirks?: QuirkOptions | string | undefined;
   /** Lifetime of issued tokens in seconds; default 86400. */
   tokenTtlSeconds?: number | undefined;
   /**
@@ -97,6 +107,7 @@ const OPTION_NAMES: readonly (keyof LocalTenantOptions)[] = [
   "backgroundLoad",
   "networkDelay",
   "faults",
+  "quirks",
   "tokenTtlSeconds",
   "privateKeyJwt",
   "tls",
@@ -233,6 +244,7 @@ function checkedOptions(options: LocalTenantOptions): TenantApiOptions {
     backgroundLoad: options.backgroundLoad ?? null,
     networkDelay: options.networkDelay ?? null,
     faults: options.faults,
+    quirks: options.quirks,
     tokenTtlSeconds: options.tokenTtlSeconds,
     privateKeyJwt: options.privateKeyJwt,
     tls: options.tls,

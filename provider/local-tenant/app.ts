@@ -137,16 +137,18 @@ function injectedFaultError(
   return new ApiError(errorStatus, unavailable ? "service_unavailable" : "internal_error", message);
 }
 
-/** Takes a token from the management API's bucket, saying so in the headers; 429 when empty. */
-function takeRateLimit(context: ServerContext, reply: FastifyReply): void {
-  const decision = context.bucket.take();
+/**
+ * Takes a token from the bucket the request draws on (the management API's, or a quirk's write
+ * bucket), saying so in the headers as the quirks have them; 429 when empty.
+ */
+function takeRateLimit(context: ServerContext, request: FastifyRequest, reply: FastifyReply): void {
+  const { quirks } = context;
+  const decision = (quirks.bucketOf(request.method, routeOf(request)) ?? context.bucket).take();
   context.stats.recordLevel(context.bucket.level());
-  reply.header("x-ratelimit-limit", String(decision.limit));
-  reply.header("x-ratelimit-remaining", String(decision.remaining));
-  reply.header("x-ratelimit-reset", String(decision.reset));
+  for (const [name, value] of quirks.headersOf(decision)) reply.header(name, value);
   if (!decision.allowed) {
     throw new ApiError(429, "too_many_requests", "Global limit has been reached", {
-      "retry-after": String(decision.retryAfter ?? 1),
+      "retry-after": quirks.retryAfter(decision),
     });
   }
 }
@@ -200,7 +202,17 @@ async function beforeRoute(
     request.raw.socket.destroy();
     return reply;
   }
-  if (area === "management") takeRateLimit(context, reply);
+  const date = context.quirks.date();
+  if (date !== undefined) reply.header("date", date);
+  if (area === "management") {
+    const gateway = context.quirks.gateway();
+    if (gateway !== undefined) {
+      // A gateway in front of the tenant answered: nothing applied, no token, no headers.
+      reply.code(gateway.status).type("text/html").send(gateway.body);
+      return reply;
+    }
+    takeRateLimit(context, request, reply);
+  }
   if (plan.errorStatus !== 0) throw injectedFaultError(area, plan.errorStatus);
   // Only matched routes are authenticated: an unknown path answers 404 or 501 whatever the token.
   if (area === "management" && request.routeOptions.url !== undefined) {
@@ -299,6 +311,7 @@ export function buildApp(context: ServerContext, tls?: TlsOptions): FastifyInsta
       const told = toldOf.get(request);
       if (told !== undefined) context.onAnswer?.(told, reply.statusCode);
       logRequest(context, request, reply.statusCode);
+      return context.quirks.page(routeOf(request), reply.statusCode, payload);
     } else if (isConsoleEdit(request.method, routeOf(request))) {
       logRequest(context, request, reply.statusCode, "console");
     }

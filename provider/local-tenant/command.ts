@@ -40,6 +40,10 @@ Options:
                            a draw from MIN-MAX) ms each way, the background's included
                            (default off)
   --faults SPEC            error=0.2,drop=0.05,latency=0-300 (default off)
+  --quirks SPEC            answer as a tenant we did not write may, e.g. clock-offset=-2,
+                           reset-down,write-bucket=4/8,per-minute=120,headers-missing-every=5,
+                           gateway-every=25,repeated-headers,retry-after=30,pages-without-total
+                           (default none; docs/local-tenant.md)
   --token-ttl SECONDS      lifetime of issued tokens (default 86400)
   --random N               seed of the fault injection's random numbers
   --tls                    serve HTTPS with a generated CA (its file is printed as caFile)
@@ -111,6 +115,7 @@ function parse(argv: readonly string[]) {
         "background-burst": { type: "string" },
         "network-delay": { type: "string" },
         faults: { type: "string" },
+        quirks: { type: "string" },
         "token-ttl": { type: "string" },
         random: { type: "string" },
         tls: { type: "boolean" },
@@ -164,6 +169,7 @@ export function parseCliArgs(argv: readonly string[]): TenantApiOptions | "help"
     seed: values.seed,
     extraClients: integer("clients", values.clients, 0),
     faults: values.faults,
+    quirks: values.quirks,
     tokenTtlSeconds: integer("token-ttl", values["token-ttl"], 1),
     random: integer("random", values.random, 0),
     tls: values.tls === true,

@@ -9,6 +9,7 @@ import type { BackgroundLoad } from "./background-load.js";
 import type { AssertionReplayGuard } from "./client-keys.js";
 import type { ConsoleMonitor } from "./console/monitor.js";
 import type { FaultInjector } from "./faults.js";
+import type { TenantQuirks } from "./quirks.js";
 import type { TokenBucket } from "./rate-limit.js";
 import type { RequestStats } from "./stats.js";
 import type { TenantStore } from "./store.js";
@@ -25,6 +26,8 @@ export interface ServerContext {
   background: BackgroundLoad;
   /** Fault injection. */
   faults: FaultInjector;
+  /** How it answers as a tenant we did not write (`quirks.ts`); none by default. */
+  quirks: TenantQuirks;
   /** Request counters. */
   stats: RequestStats;
   /** What the console shows over time; records nothing while no console page is open. */

@@ -15,6 +15,13 @@ export interface RateLimitOptions {
   rate: number;
   /** Capacity of the bucket, so the largest burst; at least 1. Defaults to `rate` rounded up. */
   burst?: number | undefined;
+  /**
+   * A per-minute limit beside the per-second one, as the platform publishes some: a second bucket
+   * of this many tokens refilled over a minute; a request needs a token of both, and the answer
+   * carries the figures of whichever has fewer left (docs/local-tenant.md, "A tenant we did not
+   * write"). Default none.
+   */
+  perMinute?: number | undefined;
 }
 
 /** Rate limit settings with the burst filled in. */
@@ -23,6 +30,8 @@ export interface ResolvedRateLimit {
   rate: number;
   /** Capacity of the bucket. */
   burst: number;
+  /** The per-minute limit, if any. */
+  perMinute?: number;
 }
 
 /** The outcome of one request against the bucket, with the header values to send. */
@@ -35,6 +44,8 @@ export interface RateLimitDecision {
   remaining: number;
   /** `x-ratelimit-reset`: UNIX seconds (rounded up) when the bucket will be full again. */
   reset: number;
+  /** When the bucket will be full again, exactly, in milliseconds since the epoch. */
+  resetAtMs: number;
   /** Whole seconds until one token is available, at least 1; set only when refused. */
   retryAfter?: number;
 }
@@ -52,7 +63,25 @@ function normalizeRateLimit(options: RateLimitOptions): ResolvedRateLimit {
   if (!Number.isInteger(burst) || burst < 1) {
     throw new CommandUsageError(`rate limit: burst must be an integer of at least 1, got ${burst}`);
   }
-  return { rate, burst };
+  const { perMinute } = options;
+  if (perMinute === undefined) return { rate, burst };
+  if (!Number.isInteger(perMinute) || perMinute < 1) {
+    throw new CommandUsageError(
+      `rate limit: perMinute must be an integer of at least 1, got ${perMinute}`,
+    );
+  }
+  return { rate, burst, perMinute };
+}
+
+/** One bucket's tokens after taking one (or not), and its figures. */
+function figures(tokens: number, capacity: number, perSecond: number, now: number) {
+  const resetAtMs = now + ((capacity - tokens) / perSecond) * 1000;
+  return {
+    limit: capacity,
+    remaining: Math.floor(tokens),
+    reset: Math.ceil(resetAtMs / 1000),
+    resetAtMs,
+  };
 }
 
 /**
@@ -62,6 +91,8 @@ function normalizeRateLimit(options: RateLimitOptions): ResolvedRateLimit {
 export class TokenBucket {
   private settings: ResolvedRateLimit | null = null;
   private tokens = 0;
+  /** The per-minute bucket's tokens, when there is one. */
+  private minuteTokens = 0;
   private updatedAt = 0;
 
   /**
@@ -79,6 +110,7 @@ export class TokenBucket {
   configure(options: RateLimitOptions | null): void {
     this.settings = options === null ? null : normalizeRateLimit(options);
     this.tokens = this.settings?.burst ?? 0;
+    this.minuteTokens = this.settings?.perMinute ?? 0;
     this.updatedAt = this.clock();
   }
 
@@ -108,22 +140,34 @@ export class TokenBucket {
         limit: UNLIMITED_REPORTED_LIMIT,
         remaining: UNLIMITED_REPORTED_LIMIT,
         reset: Math.ceil(now / 1000),
+        resetAtMs: now,
       };
     }
     const elapsedSeconds = Math.max(0, now - this.updatedAt) / 1000;
     this.tokens = Math.min(settings.burst, this.tokens + elapsedSeconds * settings.rate);
+    const { perMinute } = settings;
+    const minuteRate = (perMinute ?? 0) / 60;
+    if (perMinute !== undefined) {
+      this.minuteTokens = Math.min(perMinute, this.minuteTokens + elapsedSeconds * minuteRate);
+    }
     this.updatedAt = now;
-    const allowed = this.tokens >= 1;
-    if (allowed) this.tokens -= 1;
-    const secondsToFull = (settings.burst - this.tokens) / settings.rate;
-    const decision: RateLimitDecision = {
-      allowed,
-      limit: settings.burst,
-      remaining: Math.floor(this.tokens),
-      reset: Math.ceil((now + secondsToFull * 1000) / 1000),
-    };
+    const allowed = this.tokens >= 1 && (perMinute === undefined || this.minuteTokens >= 1);
+    if (allowed) {
+      this.tokens -= 1;
+      this.minuteTokens -= 1;
+    }
+    const second = figures(this.tokens, settings.burst, settings.rate, now);
+    const minute =
+      perMinute === undefined ? undefined : figures(this.minuteTokens, perMinute, minuteRate, now);
+    const shown = minute !== undefined && minute.remaining < second.remaining ? minute : second;
+    const decision: RateLimitDecision = { allowed, ...shown };
     if (!allowed) {
-      decision.retryAfter = Math.max(1, Math.ceil((1 - this.tokens) / settings.rate));
+      const wait = (tokens: number, perSecond: number) => Math.max(0, (1 - tokens) / perSecond);
+      const seconds = Math.max(
+        wait(this.tokens, settings.rate),
+        perMinute === undefined ? 0 : wait(this.minuteTokens, minuteRate),
+      );
+      decision.retryAfter = Math.max(1, Math.ceil(seconds));
     }
     return decision;
   }

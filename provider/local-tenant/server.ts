@@ -28,6 +28,7 @@ import {
   networkDelayOf,
   startNetworkDelayRelay,
 } from "./network-delay.js";
+import { type QuirkOptions, TenantQuirks } from "./quirks.js";
 import { type RateLimitOptions, TokenBucket } from "./rate-limit.js";
 import { type LoadedSeed, loadSeed, type TenantSeed } from "./seed.js";
 import { RequestStats, type TenantApiStats } from "./stats.js";
@@ -64,6 +65,14 @@ export interface TenantApiOptions {
   networkDelay?: NetworkDelayOptions | null | undefined;
   /** Faults to inject, as an object or in the CLI syntax (`error=0.2,drop=0.05,latency=0-300`). */
   faults?: FaultOptions | string | undefined;
+  /**
+   * Answer as a tenant we did not write may: its clock off, reset rounded down, a write bucket of
+   * its own, a per-minute limit, answers without rate-limit headers, a gateway's 502/503, repeated
+   * headers, a given `Retry-After`, pages without `total`; as an object or in the CLI syntax
+   * (`clock-offset=-2,gateway-every=25`; docs/local-tenant.md, "A tenant we did not write").
+   * Default none.
+   */
+  quirks?: QuirkOptions | string | undefined;
   /** Lifetime of issued tokens in seconds; default 86400. */
   tokenTtlSeconds?: number | undefined;
   /**
@@ -226,7 +235,16 @@ export async function createServerContext(options: TenantApiOptions = {}): Promi
     extraClients: options.extraClients,
     adminKey: keyPair?.key,
   });
-  const bucket = new TokenBucket(clock, options.rateLimit ?? null);
+  const quirks = new TenantQuirks(clock, options.quirks);
+  const rateLimit = options.rateLimit ?? null;
+  const { perMinute } = quirks;
+  if (perMinute !== undefined && rateLimit === null) {
+    throw new CommandUsageError("quirks: per-minute needs a rate limit");
+  }
+  const bucket = new TokenBucket(
+    clock,
+    rateLimit === null || perMinute === undefined ? rateLimit : { ...rateLimit, perMinute },
+  );
   const stats = new RequestStats();
   const network = networkDelayOf(options.networkDelay, options.random);
   const background = new BackgroundLoad(
@@ -246,6 +264,7 @@ export async function createServerContext(options: TenantApiOptions = {}): Promi
     bucket,
     background,
     faults: new FaultInjector(createRandom(options.random ?? randomInt(2 ** 31)), options.faults),
+    quirks,
     stats,
     monitor: new ConsoleMonitor({
       bucket,
