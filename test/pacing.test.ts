@@ -9,6 +9,7 @@ import {
   othersInFlight,
   othersRate,
   type PacingBudget,
+  type PacingState,
   paceStep,
   politest,
   reserveTokens,
@@ -17,6 +18,7 @@ import {
   turnsAt,
 } from "../provider/api/pacing.js";
 import { describeHolds, describePacingReport } from "../provider/api/pacing-report.js";
+import type { RateLimitHeaders } from "../provider/api/rate-limit-headers.js";
 
 /**
  * A limiter's picture: a bucket of 20 at 10/s, one request in flight of a window of 4, and the
@@ -456,5 +458,195 @@ describe("paceStep", () => {
     ];
     expect(mainCause(holds, 0, 5000)).toBe("reserve");
     expect(mainCause(holds, 3500, 8000)).toBe("window");
+  });
+});
+
+describe("paceStep reading a tenant we did not write", () => {
+  /** Our clock at the start, on a whole second. */
+  const T0 = 1_700_000_000_000;
+  const start = (budget: PacingBudget = DEFAULT_PACING_BUDGET) =>
+    initialPacingState({
+      at: T0,
+      budget,
+      minimumRate: 2,
+      initialConcurrency: 1,
+      origin: "https://acme.example",
+    });
+  /** The state after one request sent at `sentAt` and answered at `at` with `headers`. */
+  const answeredOnce = (
+    state: PacingState,
+    headers: RateLimitHeaders,
+    sentAt: number,
+    at: number,
+    status = 200,
+  ): PacingState => {
+    const sent = paceStep(state, { kind: "queue", at: sentAt, waiting: [sentAt] });
+    const ticket = sent.actions.send[0];
+    // The window may hold the request back: the answer then comes for one sent earlier.
+    return paceStep(sent.state, {
+      kind: "answer",
+      at,
+      waiting: ticket === undefined ? [sentAt] : [],
+      headers,
+      status,
+      ticket,
+    }).state;
+  };
+
+  it("learns no refill rate above the bucket's limit a second, whatever one answer's reset says", () => {
+    // 4 of 5 missing and full 50 ms after the request left: 80 a second, from a bucket of 5.
+    const state = answeredOnce(
+      start(TAKE_EVERYTHING),
+      { limit: 5, remaining: 0, reset: (T0 + 50) / 1000 },
+      T0,
+      T0 + 10,
+    );
+    expect(state.rate).toBe(5);
+  });
+
+  it("ignores an absurd limit and keeps the model it had", () => {
+    const first = answeredOnce(
+      start(TAKE_EVERYTHING),
+      { limit: 21, remaining: 0, reset: T0 / 1000 + 2 },
+      T0,
+      T0 + 10,
+    );
+    const second = answeredOnce(
+      first,
+      { limit: 1e12, remaining: 1e12 - 2, reset: (T0 + 1000) / 1000 + 1 },
+      T0 + 1000,
+      T0 + 1010,
+    );
+    expect(second.limit).toBe(21);
+    expect(second.rate).toBeCloseTo(10, 6);
+  });
+
+  it("learns the rate again when a later answer's figures bound it below what an earlier one taught", () => {
+    // A tenant 0.9 s behind our clock, 2 tokens a second, a bucket of 20: from the nearly full
+    // bucket, 1 missing and a reset 50 ms after the request left by our clock reads as 20/s.
+    const nearlyFull = answeredOnce(
+      start(TAKE_EVERYTHING),
+      { limit: 20, remaining: 18, reset: (T0 + 50) / 1000 },
+      T0,
+      T0 + 10,
+    );
+    // A second later the bucket is nearly empty: 18 missing cannot refill within 8.1 s at
+    // more than 18 / 8.1 = 2.2 a second.
+    const drained = answeredOnce(
+      nearlyFull,
+      { limit: 20, remaining: 2, reset: (T0 + 1000) / 1000 + 9.1 },
+      T0 + 1000,
+      T0 + 1010,
+    );
+    expect(nearlyFull.rate).toBeCloseTo(20, 3);
+    expect(drained.rate).toBeLessThan(2.25);
+  });
+
+  it("stops counting what an answer taught of the rate ten seconds later", () => {
+    const first = answeredOnce(
+      start(TAKE_EVERYTHING),
+      { limit: 21, remaining: 0, reset: T0 / 1000 + 2 },
+      T0,
+      T0 + 10,
+    );
+    const later = T0 + 11_000;
+    // 20 missing, full 5 s later: at least 4 a second, all the last ten seconds say.
+    const second = answeredOnce(
+      first,
+      { limit: 21, remaining: 0, reset: later / 1000 + 5 },
+      later,
+      later + 10,
+    );
+    expect(first.rate).toBeCloseTo(10, 6);
+    expect(second.rate).toBeCloseTo(4, 6);
+  });
+
+  it("reads the reset by the tenant's clock, from the answer's Date", () => {
+    // The tenant's clock is 2 s behind ours; its bucket of 20 refills 2 a second and holds half a
+    // token after the request: full 9.75 s later, at 1_700_000_008 by its clock (rounded up).
+    // Read by our clock, 19 missing in 8 s would be 2.4 a second.
+    const state = answeredOnce(
+      start(TAKE_EVERYTHING),
+      { limit: 20, remaining: 0, reset: 1_700_000_008, date: T0 - 2000 },
+      T0,
+      T0 + 10,
+    );
+    expect(state.rate).toBe(2);
+  });
+
+  it("keeps the model it had when an answer gives a limit below 1, and lets the next request go", () => {
+    const first = answeredOnce(
+      start(TAKE_EVERYTHING),
+      { limit: 20, remaining: 10, reset: T0 / 1000 + 5 },
+      T0,
+      T0 + 10,
+    );
+    const half = answeredOnce(
+      first,
+      { limit: 0.5, remaining: 0, reset: T0 / 1000 + 1 },
+      T0 + 20,
+      T0 + 30,
+    );
+    expect(half.limit).toBe(20);
+    const next = paceStep(half, { kind: "queue", at: T0 + 40, waiting: [T0 + 40] });
+    expect(next.actions.send).toHaveLength(1);
+  });
+
+  it("keeps pacing when a gateway answers 502 without figures", () => {
+    const first = answeredOnce(
+      start(),
+      { limit: 20, remaining: 5, reset: T0 / 1000 + 2 },
+      T0,
+      T0 + 10,
+    );
+    const gateway = answeredOnce(first, {}, T0 + 20, T0 + 30, 502);
+    expect(gateway.limit).toBe(20);
+    // 5 left, all of them the reserve: the next request waits for the refill.
+    const next = paceStep(gateway, { kind: "queue", at: T0 + 40, waiting: [T0 + 40] });
+    expect(next.actions.send).toEqual([]);
+    expect(next.actions.wakeAt).toBeGreaterThan(T0 + 40);
+  });
+
+  it("ignores a remaining below 0 or above the limit, keeping its count", () => {
+    const first = answeredOnce(
+      start(TAKE_EVERYTHING),
+      { limit: 20, remaining: 10, reset: T0 / 1000 + 5 },
+      T0,
+      T0 + 10,
+    );
+    for (const remaining of [-5, 500]) {
+      const odd = answeredOnce(
+        first,
+        { limit: 20, remaining, reset: T0 / 1000 + 5 },
+        T0 + 20,
+        T0 + 30,
+      );
+      expect(odd.tokens).toBeGreaterThan(8);
+      expect(odd.tokens).toBeLessThan(11);
+    }
+  });
+
+  it("takes a new limit only once a second answer says it too", () => {
+    const first = answeredOnce(
+      start(TAKE_EVERYTHING),
+      { limit: 20, remaining: 10, reset: T0 / 1000 + 5 },
+      T0,
+      T0 + 10,
+    );
+    const once = answeredOnce(
+      first,
+      { limit: 5000, remaining: 4999, reset: T0 / 1000 + 1 },
+      T0 + 20,
+      T0 + 30,
+    );
+    const twice = answeredOnce(
+      once,
+      { limit: 5000, remaining: 4998, reset: T0 / 1000 + 1 },
+      T0 + 40,
+      T0 + 50,
+    );
+    expect(once.limit).toBe(20);
+    expect(once.tokens).toBeLessThan(11);
+    expect(twice.limit).toBe(5000);
   });
 });

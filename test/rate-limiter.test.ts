@@ -244,6 +244,23 @@ describe("parseRateLimitHeaders", () => {
       reset: undefined,
     });
   });
+
+  it("reads a repeated header whose copies say the same number as that number", () => {
+    expect(parseRateLimitHeaders({ "x-ratelimit-limit": "10, 10" }).limit).toBe(10);
+    expect(parseRateLimitHeaders({ "x-ratelimit-limit": ["10", "10"] }).limit).toBe(10);
+  });
+
+  it("leaves undefined a repeated header whose copies differ, an empty one and a number in another notation", () => {
+    for (const raw of ["10, 20", "", " ", "0x10", "1e3", "Infinity", ["10", "11"]]) {
+      expect(parseRateLimitHeaders({ "x-ratelimit-remaining": raw }).remaining).toBeUndefined();
+    }
+  });
+
+  it("reads the tenant's clock from the Date header", () => {
+    expect(parseRateLimitHeaders({ date: "Tue, 14 Nov 2023 22:13:20 GMT" }).date).toBe(
+      1_700_000_000_000,
+    );
+  });
 });
 
 /**

@@ -21,6 +21,17 @@
  * @module
  */
 
+import {
+  type ClockReading,
+  clockReading,
+  keptReadings,
+  keptSamples,
+  learnedRate,
+  offsetOf,
+  type RateSample,
+  saneFigures,
+  saneLimit,
+} from "./pacing-figures.js";
 import type { PacingReport } from "./pacing-report.js";
 import type { RateLimitHeaders } from "./rate-limit-headers.js";
 
@@ -102,8 +113,24 @@ export interface PacingState {
   readonly budget: PacingBudget;
   /** Undefined until an answer states the bucket size; Infinity once answers come without one. */
   readonly limit: number | undefined;
-  /** The tenant's refill rate, as learned (a lower bound). */
+  /**
+   * The tenant's refill rate, as learned from the answers of the last span (`learnedRate` in
+   * pacing-figures.ts): their largest lower bound, capped by their upper bounds and the limit.
+   */
   readonly rate: number;
+  /** The least the model paces at: the platform's slowest plan's rate. */
+  readonly minimumRate: number;
+  /** The figures of the last span's answers, from which {@link rate} is read again each answer. */
+  readonly samples: readonly RateSample[];
+  /** Whether the answers showed that the tenant rounds its reset down (the figures disagreed). */
+  readonly roundsDown: boolean;
+  /** The tenant's clock against ours, as the last span's `Date` headers read it. */
+  readonly clock: readonly ClockReading[];
+  /**
+   * A limit other than {@link limit}, said by one answer: adopted when the next answer with a
+   * limit says it too, so that no single answer changes the bucket's size.
+   */
+  readonly newLimit: number | undefined;
   /**
    * What the other callers of the tenant were seen to take, per second; undefined until read (it
    * needs answers half a second apart).
@@ -202,6 +229,11 @@ export function initialPacingState(options: {
     budget: options.budget,
     limit: undefined,
     rate: options.minimumRate,
+    minimumRate: options.minimumRate,
+    samples: [],
+    roundsDown: false,
+    clock: [],
+    newLimit: undefined,
     others: undefined,
     tokens: options.initialConcurrency,
     updatedAt: options.at,
@@ -333,16 +365,10 @@ function answered(
   const index = event.ticket === undefined ? 0 : Math.max(0, state.inFlight.indexOf(ticket.seq));
   const inFlight = state.inFlight.filter((_, i) => i !== index);
   const fresh = refilled({ ...state, inFlight }, event.at);
-  let { limit, tokens, lastRemaining, anchors, others } = fresh;
-  const { remaining, reset } = headers ?? {};
-  if (headers?.limit !== undefined && headers.limit > 0) {
-    limit = headers.limit;
-  } else if (headers !== undefined && status !== 429) {
-    // An answer without rate-limit headers: this tenant does not announce a limit.
-    limit = Number.POSITIVE_INFINITY;
-    tokens = Number.POSITIVE_INFINITY;
-  }
-  const rate = learnedRate(state.rate, limit, remaining, reset, ticket.sentAt);
+  let { tokens, lastRemaining, anchors, others } = fresh;
+  const read = readFigures(fresh, headers, status, ticket.sentAt, event.at);
+  const { limit, rate, remaining } = read;
+  if (read.unlimited) tokens = Number.POSITIVE_INFINITY;
   const roundTripMs =
     event.ticket === undefined
       ? state.roundTripMs
@@ -378,18 +404,23 @@ function answered(
     }
   }
   const reserve = reserveTokens(limit, state.budget);
-  const window =
-    headers === undefined
-      ? state.window
-      : Number.isFinite(limit ?? 0)
-        ? nextWindow(state.window, { status, remaining }, limit, state.budget, reserve)
-        : // A tenant that gives no figures: nothing for the window to read, so it does not throttle.
-          Number.POSITIVE_INFINITY;
+  const window = !Number.isFinite(limit ?? 0)
+    ? // A tenant that gives no figures: nothing for the window to read, so it does not throttle.
+      Number.POSITIVE_INFINITY
+    : read.taught || status === 429
+      ? nextWindow(state.window, { status, remaining }, limit, state.budget, reserve)
+      : // An answer that said nothing of the bucket (a gateway's 502, a figure ignored) changes
+        // nothing: it does not switch the pacing off, nor open the window.
+        state.window;
   if (status === 429) tokens = Math.min(tokens, -inFlight.length);
   return {
     ...fresh,
     limit,
     rate,
+    samples: read.samples,
+    roundsDown: read.roundsDown,
+    clock: read.clock,
+    newLimit: read.newLimit,
     others,
     tokens,
     window,
@@ -419,23 +450,90 @@ function nextRoundTrip(averageMs: number, ms: number): number {
   return averageMs === 0 ? ms : 0.8 * averageMs + 0.2 * ms;
 }
 
+/** What the model keeps of one answer ({@link readFigures}). */
+interface ReadFigures {
+  readonly limit: number | undefined;
+  readonly newLimit: number | undefined;
+  readonly rate: number;
+  readonly samples: readonly RateSample[];
+  readonly roundsDown: boolean;
+  readonly clock: readonly ClockReading[];
+  /** The answer's `remaining`, when sane and of the bucket the model holds. */
+  readonly remaining: number | undefined;
+  /** Whether the answer said something of the bucket the model holds. */
+  readonly taught: boolean;
+  /** Whether the answer is the first of a tenant that announces no limit. */
+  readonly unlimited: boolean;
+}
+
 /**
- * The largest lower bound of the refill rate so far (rate-limiter.ts says why a lower bound):
- * `(limit - remaining - 1) / (reset - sentAt)`, from when the request went out.
+ * Reads an answer's figures as no single answer can fool them (docs/decisions.md, "A tenant we
+ * did not write"): the tenant's clock from its `Date`; a limit below 1 or absurd, a remaining
+ * outside the bucket, a reset no bucket can mean, are ignored with the previous model kept; a
+ * limit other than the one held counts once a second answer says it too (the bucket changed:
+ * what was learned of the old one is learned again); an answer without figures switches pacing
+ * off only when it is the tenant's own (below 500, not a 429) and no answer has yet carried any
+ * (a tenant that announces no limit), never for a gateway's 502; and the rate is read again from
+ * the bounds of the last span (`learnedRate`).
  */
-function learnedRate(
-  rate: number,
-  limit: number | undefined,
-  remaining: number | undefined,
-  reset: number | undefined,
+function readFigures(
+  state: PacingState,
+  headers: RateLimitHeaders | undefined,
+  status: number | undefined,
   sentAt: number,
-): number {
-  if (limit === undefined || !Number.isFinite(limit) || remaining === undefined) return rate;
-  if (reset === undefined || remaining < 0) return rate;
-  const missing = limit - remaining - 1;
-  const secondsToFull = reset - sentAt / 1000;
-  if (missing <= 0 || secondsToFull <= 0) return rate;
-  return Math.max(rate, missing / secondsToFull);
+  at: number,
+): ReadFigures {
+  const date = headers?.date;
+  const clock = keptReadings(
+    state.clock,
+    date === undefined ? undefined : clockReading(date, sentAt, at),
+  );
+  const kept: ReadFigures = {
+    limit: state.limit,
+    newLimit: state.newLimit,
+    rate: state.rate,
+    samples: state.samples,
+    roundsDown: state.roundsDown,
+    clock,
+    remaining: undefined,
+    taught: false,
+    unlimited: false,
+  };
+  if (headers === undefined) return kept;
+  const offset = offsetOf(clock);
+  const figures = saneFigures(headers, at, offset, state.minimumRate);
+  if (figures === undefined) {
+    const none =
+      headers.limit === undefined && headers.remaining === undefined && headers.reset === undefined;
+    const ownAnswer = status !== undefined && status < 500 && status !== 429;
+    if (none && ownAnswer && state.limit === undefined) {
+      return { ...kept, limit: Number.POSITIVE_INFINITY, taught: true, unlimited: true };
+    }
+    return kept;
+  }
+  const held = state.limit;
+  const changed = held !== undefined && saneLimit(held) && figures.limit !== held;
+  if (changed && state.newLimit !== figures.limit) return { ...kept, newLimit: figures.limit };
+  const previous = changed
+    ? { rate: state.minimumRate, roundsDown: false }
+    : { rate: state.rate, roundsDown: state.roundsDown };
+  const { remaining, reset } = figures;
+  const sample =
+    remaining === undefined || reset === undefined
+      ? undefined
+      : { limit: figures.limit, remaining, reset, sentAt, at };
+  const samples = keptSamples(changed ? [] : state.samples, sample, at);
+  const learned = learnedRate(samples, offset, previous, figures.limit, state.minimumRate);
+  return {
+    ...kept,
+    limit: figures.limit,
+    newLimit: undefined,
+    rate: learned.rate,
+    roundsDown: learned.roundsDown,
+    samples,
+    remaining,
+    taught: true,
+  };
 }
 
 /**
