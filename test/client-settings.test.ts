@@ -48,7 +48,7 @@ describe("ClientSettings create", () => {
     );
   });
 
-  it("returns the declared fields as the tenant reports them, with the prior values", async () => {
+  it("returns the declared fields as the tenant reports them, with the prior of each owned path", async () => {
     const { id, outs } = await create({
       description: "Portal",
       callbacks: ["https://a.example/cb"],
@@ -60,8 +60,13 @@ describe("ClientSettings create", () => {
       description: "Portal",
       callbacks: ["https://a.example/cb"],
       prior: {
-        description: "Server-rendered customer portal",
-        callbacks: ["https://portal.example.com/callback", "http://localhost:3000/callback"],
+        paths: [
+          { path: ["description"], value: "Server-rendered customer portal" },
+          {
+            path: ["callbacks"],
+            value: ["https://portal.example.com/callback", "http://localhost:3000/callback"],
+          },
+        ],
       },
     });
   });
@@ -214,8 +219,10 @@ describe("ClientSettings update", () => {
     const { outs } = await create({ sso: true });
     const updated = await h.clients.update(WEB, outs, web({ sso: true, description: "new" }));
     expect(updated.outs?.prior).toEqual({
-      sso: false,
-      description: "Server-rendered customer portal",
+      paths: [
+        { path: ["description"], value: "Server-rendered customer portal" },
+        { path: ["sso"], value: false },
+      ],
     });
   });
 

@@ -150,17 +150,19 @@ describe("planCreate", () => {
     expect(plan.send).toEqual({ client_metadata: { owner: "ops" } });
   });
 
-  it("remembers each declared field whole, as the API answered it", () => {
+  it("remembers the live value of each declared path, as the API answered it", () => {
     const plan = planCreate(declared({ jwtConfiguration: { lifetimeInSeconds: 60 } }), live());
-    expect(plan.remember).toEqual({ jwt_configuration: jwt(36000) });
+    expect(plan.remember).toEqual([
+      { path: ["jwt_configuration", "lifetime_in_seconds"], value: 36000 },
+    ]);
   });
 
-  it("remembers null for a declared metadata key the client lacks", () => {
+  it("remembers a declared metadata key the client lacks as absent", () => {
     const plan = planCreate(declared({ clientMetadata: { owner: "ops" } }), live());
-    expect(plan.remember).toEqual({ client_metadata: { owner: null } });
+    expect(plan.remember).toEqual([{ path: ["client_metadata", "owner"], absentBelow: 1 }]);
   });
 
-  it("reports the declared keys in the user's spelling, with the prior values under the field names", () => {
+  it("reports the declared keys in the user's spelling, with the prior of each owned path", () => {
     const plan = planCreate(declared({ jwtConfiguration: { lifetimeInSeconds: 60 } }), live());
     expect(
       plan.report({ jwt_configuration: { alg: "RS256", lifetime_in_seconds: 60, fooBar: 1 } }),
@@ -168,7 +170,7 @@ describe("planCreate", () => {
       __resourceName: "web",
       clientId: ID,
       jwtConfiguration: { lifetimeInSeconds: 60 },
-      prior: { jwtConfiguration: jwt(36000) },
+      prior: { paths: [{ path: ["jwt_configuration", "lifetime_in_seconds"], value: 36000 }] },
     });
   });
 
@@ -284,7 +286,10 @@ describe("planUpdate", () => {
   it("remembers the live value of a field declared after create", () => {
     const olds = created({ sso: true });
     const plan = planned(olds, declared({ sso: true, description: "new" }), live());
-    expect(plan.remember).toEqual({ sso: false, description: "Portal" });
+    expect(plan.remember).toEqual([
+      { path: ["description"], value: "Portal" },
+      { path: ["sso"], value: false },
+    ]);
   });
 
   it("removes a metadata key this resource added when it leaves the map", () => {
@@ -331,14 +336,15 @@ describe("planDelete", () => {
       declared({ description: "x", jwtConfiguration: { lifetimeInSeconds: 60 } }),
       client,
     );
-    expect(planDelete(plan.report(patched(client, plan.send)))).toEqual({
+    const after = patched(client, plan.send);
+    expect(planDelete(plan.report(after), after)).toEqual({
       description: "Portal",
       jwt_configuration: client.jwt_configuration,
     });
   });
 
   it("sends nothing when nothing was changed", () => {
-    expect(planDelete(created({ description: "Portal" }))).toEqual({});
+    expect(planDelete(created({ description: "Portal" }), live())).toEqual({});
   });
 
   it("never sends thirdPartySecurityMode", () => {
@@ -346,12 +352,13 @@ describe("planDelete", () => {
       { thirdPartySecurityMode: "strict" },
       live({ third_party_security_mode: "strict" }),
     );
-    expect(planDelete(outs)).toEqual({});
+    expect(planDelete(outs, live({ third_party_security_mode: "strict" }))).toEqual({});
   });
 
   it("restores an empty list that may not be empty as null", () => {
     const outs = created({ organizationDiscoveryMethods: ["email"] });
-    expect(planDelete(outs)).toEqual({ organization_discovery_methods: null });
+    const after = live({ organization_discovery_methods: ["email"] });
+    expect(planDelete(outs, after)).toEqual({ organization_discovery_methods: null });
   });
 
   it("restores a prior value stored by version 0.1.0 in the user's spelling in the wire's", () => {
@@ -362,7 +369,11 @@ describe("planDelete", () => {
         mobile: { ios: { teamId: "A" } },
       },
     };
-    expect(planDelete(outs)).toEqual({
+    const now = live({
+      jwt_configuration: { alg: "RS256", lifetime_in_seconds: 60, new_setting: 1 },
+      mobile: { ios: { team_id: "B" } },
+    });
+    expect(planDelete(outs, now)).toEqual({
       jwt_configuration: { alg: "RS256", lifetime_in_seconds: 36000, new_setting: 1 },
       mobile: { ios: { team_id: "A" } },
     });

@@ -14,26 +14,33 @@
  * @module
  */
 
+import { isDeepStrictEqual } from "node:util";
 import { ImmutableFieldError, TenantValidationError } from "../errors.js";
 import { isPlainObject, type Props } from "../json.js";
 import {
   fieldFromWire,
-  fieldToWire,
   isUnknown,
   POST_LOGIN_PROMPT_FIELDS,
   postLoginPromptReason,
   wireName,
 } from "../schema/index.js";
-import { isUserSpelled } from "../schema/wire.js";
-import { project } from "./compare.js";
+import { overlay, project } from "./compare.js";
 import {
   CLIENT_FIELDS,
-  type ClientField,
   type DeclaredClient,
   declaredClient,
   fieldByWireName,
   type WireFields,
 } from "./declared.js";
+import { type OwnedPath, ownedPaths } from "./owned-paths.js";
+import {
+  layPrior,
+  loadPriorPaths,
+  type PriorEntry,
+  pathKey,
+  priorOf,
+  storePriorPaths,
+} from "./prior-paths.js";
 
 /** The fields the platform fixes when a client is created: `x-strategy: fixed` in the schema. */
 const FIXED_FIELDS = CLIENT_FIELDS.filter(({ strategy }) => strategy.name === "fixed");
@@ -50,8 +57,8 @@ export interface ClientSettingsDiff {
 export interface ClientSettingsPlan {
   /** The PATCH body, by wire name; empty when nothing needs sending. */
   readonly send: WireFields;
-  /** The prior values to keep in the state, by wire name. */
-  readonly remember: WireFields;
+  /** The prior of each owned path, to keep in the state. */
+  readonly remember: readonly PriorEntry[];
   /**
    * The outputs, given the client as the PATCH answered it; without an answer (nothing sent), the
    * client as it was read, or as last reported.
@@ -61,35 +68,35 @@ export interface ClientSettingsPlan {
 
 /**
  * An update from the stored outputs to what the program now declares, worked out once: what was
- * declared before (as the outputs report it), the prior values, and how each field moved. Whether
- * the live client is needed and the plan ({@link planUpdate}) both take this one comparison, so
- * they cannot disagree on what changed.
+ * declared before (as the outputs report it), the prior of each owned path, and how each field and
+ * path moved. Whether the live client is needed and the plan ({@link planUpdate}) both take this
+ * one comparison, so they cannot disagree on what changed.
  */
 export interface ClientUpdate {
   /** What the program declares now. */
   readonly declared: DeclaredClient;
   /** What it declared at the last update, as the stored outputs report it. */
   readonly before: DeclaredClient;
-  /** The prior values remembered so far, by wire name. */
-  readonly prior: WireFields;
+  /** The prior of each path owned so far. */
+  readonly prior: readonly PriorEntry[];
   /** Declared fields, by wire name, that were not declared before or whose value differs. */
   readonly changed: readonly string[];
-  /** Fields declared before that left the program. */
-  readonly removed: readonly ClientField[];
-  /** Declared fields, by wire name, that were not declared before. */
-  readonly added: readonly string[];
+  /** Paths owned before that the program no longer declares: each is put back to its prior. */
+  readonly removed: readonly OwnedPath[];
+  /** Paths owned now that have no prior yet: the live client tells it. */
+  readonly added: readonly OwnedPath[];
   /**
-   * Whether the update needs the live client: to remember the prior value of a newly declared
-   * field or map key, to merge a changed object over its live value, or to check a rule that
-   * depends on the live client.
+   * Whether the update needs the live client: to remember the prior of a newly owned path, to
+   * merge a changed object or a put-back over its live value, or to check a rule that depends on
+   * the live client.
    */
   readonly needsLive: boolean;
 }
 
 /**
  * The diff of stored outputs (`olds`) and what the program now declares: a new `clientId`
- * replaces; otherwise a declared field whose value differs, or a field that left the program, is a
- * change.
+ * replaces; otherwise a declared field whose value differs, or a path that left the program (at
+ * any depth), is a change.
  *
  * @throws {ImmutableFieldError} when `thirdPartySecurityMode` would change on the same client.
  */
@@ -102,21 +109,30 @@ export function planDiff(declared: DeclaredClient, olds: Props): ClientSettingsD
 }
 
 /**
- * The wire fields to read of the live client: the declared ones, and what the live rules look at
- * (`post_login_prompt` needs `oidc_conformant`: docs/platform.md, "Rules across fields"); reading
- * no more keeps the reads cheap.
+ * The wire fields to read of the live client: the declared ones, the fields of paths being put
+ * back (`removed`), and what the live rules look at (`post_login_prompt` needs
+ * `oidc_conformant`, and putting `oidc_conformant` back needs `organization_require_behavior`:
+ * docs/platform.md, "Rules across fields"); reading no more keeps the reads cheap.
  */
-export function fieldsToRead(declared: DeclaredClient): string[] {
+export function fieldsToRead(
+  declared: DeclaredClient,
+  removed: readonly OwnedPath[] = [],
+): string[] {
   const fields = declared.fields.map(({ wire }) => wire);
-  if (declared.values[REQUIRE_BEHAVIOR] !== undefined && !fields.includes(OIDC_CONFORMANT)) {
-    fields.push(OIDC_CONFORMANT);
+  const add = (wire: string) => {
+    if (!fields.includes(wire)) fields.push(wire);
+  };
+  for (const [wire] of removed) if (wire !== undefined) add(wire);
+  if (declared.values[REQUIRE_BEHAVIOR] !== undefined) add(OIDC_CONFORMANT);
+  if (fields.includes(OIDC_CONFORMANT) && declared.values[OIDC_CONFORMANT] === undefined) {
+    add(REQUIRE_BEHAVIOR);
   }
   return fields;
 }
 
 /**
- * Create: adopt the client. Every declared field remembers its live value and is sent when it
- * differs.
+ * Create: adopt the client. Every owned path remembers its live value (or that the client had
+ * none there), and every declared field is sent when it differs.
  *
  * @throws {ImmutableFieldError} when a declared `thirdPartySecurityMode` differs from the live one.
  * @throws {TenantValidationError} when `post_login_prompt` meets a client that is not OIDC conformant.
@@ -124,44 +140,43 @@ export function fieldsToRead(declared: DeclaredClient): string[] {
 export function planCreate(declared: DeclaredClient, live: WireFields): ClientSettingsPlan {
   refuseLiveConflicts(declared, live);
   const send: WireFields = {};
-  const remember: WireFields = {};
   const { values } = declared;
   for (const { wire, strategy } of declared.fields) {
     put(send, wire, strategy.send(live[wire], values[wire], undefined, undefined));
-    put(
-      remember,
-      wire,
-      strategy.remember(undefined, live[wire], values[wire], { added: true, changed: true }),
-    );
   }
+  const remember = ownedPaths(values).map((path) => priorOf(live, path));
   return plan(declared, send, remember, live);
 }
 
 /**
  * The update to what the program declares from the stored outputs `olds`: see
- * {@link ClientUpdate}. Each field moves by its strategy (docs/decisions.md, "Field strategies").
+ * {@link ClientUpdate} (docs/decisions.md, "What a resource owns").
  */
 export function clientUpdate(declared: DeclaredClient, olds: Props): ClientUpdate {
   const before = declaredClient(olds);
-  const prior = loadPrior(olds.prior);
-  const { changed, removed, added } = moves(before, declared);
+  const prior = loadPriorPaths(olds.prior, before.values);
+  const { changed, removed } = moves(before, declared);
+  const known = new Set(prior.map(({ path }) => pathKey(path)));
+  const added = ownedPaths(declared.values).filter((path) => !known.has(pathKey(path)));
   const needsLive =
     added.length > 0 ||
     changed.includes(REQUIRE_BEHAVIOR) ||
+    removed.some((path) => needsLiveToPutBack(path) || path[0] === OIDC_CONFORMANT) ||
     declared.fields.some(({ wire, strategy }) =>
-      strategy.needsLive(changed.includes(wire), declared.values[wire], prior[wire]),
+      strategy.needsLive(changed.includes(wire), declared.values[wire], undefined),
     );
   return { declared, before, prior, changed, removed, added, needsLive };
 }
 
 /**
- * Update: send only what changed, put back what left the program, remember the prior value of
- * what was newly declared. `live` is the client when {@link ClientUpdate.needsLive} says so.
+ * Update: send what changed, put back what left the program, remember the prior of what is
+ * newly owned. `live` is the client when {@link ClientUpdate.needsLive} says so.
  *
- * @throws {ImmutableFieldError}, {@link TenantValidationError} as {@link planCreate}, when `live` is given.
+ * @throws {ImmutableFieldError}, {@link TenantValidationError} as {@link planCreate}, when `live`
+ * is given; {@link TenantValidationError} when a put-back would break a rule of the live client.
  */
 export function planUpdate(update: ClientUpdate, live?: WireFields): ClientSettingsPlan {
-  const { declared, prior, changed, added } = update;
+  const { declared, prior, changed } = update;
   const { values } = declared;
   const before = update.before.values;
   if (live !== undefined) refuseLiveConflicts(declared, live);
@@ -169,38 +184,117 @@ export function planUpdate(update: ClientUpdate, live?: WireFields): ClientSetti
   const send: WireFields = {};
   for (const { wire, strategy } of declared.fields) {
     if (!changed.includes(wire)) continue;
-    put(send, wire, strategy.send(current[wire], values[wire], before[wire], prior[wire]));
+    put(send, wire, strategy.send(current[wire], values[wire], before[wire], undefined));
   }
-  for (const { wire, strategy } of update.removed) {
-    put(send, wire, strategy.restore(prior[wire], before[wire]));
-  }
-  const remember: WireFields = {};
-  for (const { wire, strategy } of declared.fields) {
-    const state = { added: added.includes(wire), changed: changed.includes(wire) };
-    put(remember, wire, strategy.remember(prior[wire], live?.[wire], values[wire], state));
-  }
+  const removed = new Set(update.removed.map(pathKey));
+  const putBack = prior.filter(({ path }) => removed.has(pathKey(path)));
+  Object.assign(send, putBackBody(putBack, current, values, send));
+  if (live !== undefined) refusePutBackConflicts(declared, putBack, live, send);
+  const byPath = new Map(prior.map((entry) => [pathKey(entry.path), entry]));
+  const remember = ownedPaths(values).map(
+    (path) => byPath.get(pathKey(path)) ?? priorOf(live ?? {}, path),
+  );
   return plan(declared, send, remember, current);
 }
 
-/** Read (refresh): the outputs for the live client; prior values kept as they are. */
+/** Read (refresh): the outputs for the live client; priors kept as they are. */
 export function planRead(props: Props, live: WireFields): Props {
-  return outputs(declaredClient(props), loadPrior(props.prior), live);
+  const declared = declaredClient(props);
+  return outputs(declared, loadPriorPaths(props.prior, declared.values), live);
 }
 
-/** Delete: the PATCH that puts every remembered value back (empty when there is nothing to do). */
-export function planDelete(props: Props): WireFields {
-  const current = declaredClient(props).values;
-  const send: WireFields = {};
-  for (const [wire, value] of Object.entries(loadPrior(props.prior))) {
-    put(send, wire, fieldByWireName(wire).strategy.restore(value, current[wire]));
+/**
+ * The wire fields delete must read of the live client to put the owned paths back: the fields of
+ * every remembered prior, none when there is nothing to put back (then delete calls nothing).
+ */
+export function fieldsToPutBack(props: Props): string[] {
+  const declared = declaredClient(props);
+  const fields = loadPriorPaths(props.prior, declared.values)
+    .map(({ path }) => path[0])
+    .filter((wire): wire is string => wire !== undefined && isPutBack(wire));
+  return [...new Set(fields)];
+}
+
+/**
+ * Delete: the PATCH that lays the prior of every owned path over the live client (empty when the
+ * client already holds them). Paths the resource does not own keep their live values.
+ */
+export function planDelete(props: Props, live: WireFields): WireFields {
+  const declared = declaredClient(props);
+  return putBackBody(loadPriorPaths(props.prior, declared.values), live, {}, {});
+}
+
+/**
+ * The fields of a PATCH that put `entries` back over `current`: per top-level field, the live
+ * value with each prior laid over it and what the program still declares there laid on top
+ * (`declared`, or what `send` already holds for it). `client_metadata` is merged by the platform, so
+ * only its keys are sent, a null removing a key the client did not have. A field whose result is
+ * what `current` holds is not sent. Fields fixed at creation are never put back.
+ */
+function putBackBody(
+  entries: readonly PriorEntry[],
+  current: WireFields,
+  declared: WireFields,
+  send: WireFields,
+): WireFields {
+  const body: WireFields = {};
+  const byField = new Map<string, PriorEntry[]>();
+  for (const entry of entries) {
+    const [wire] = entry.path;
+    if (wire === undefined || !isPutBack(wire)) continue;
+    byField.set(wire, [...(byField.get(wire) ?? []), entry]);
   }
-  return send;
+  for (const [wire, fieldEntries] of byField) {
+    const { strategy } = fieldByWireName(wire);
+    if (strategy.name === "map") {
+      const keys = fieldEntries.filter(({ path }) => path.length === 2);
+      if (keys.length === 0) continue;
+      const restored = Object.fromEntries(
+        keys.map((entry) => [entry.path[1], "value" in entry ? entry.value : null]),
+      );
+      body[wire] = { ...(isPlainObject(send[wire]) ? send[wire] : {}), ...restored };
+      continue;
+    }
+    let value: unknown = current[wire];
+    let whollyAbsent = fieldEntries.length > 0;
+    for (const entry of fieldEntries) {
+      if (!("absentBelow" in entry) || entry.absentBelow > 0) whollyAbsent = false;
+      if (entry.path.length > 1) value = layPrior(value, entry);
+      else value = "value" in entry ? strategy.putBack(entry.value) : strategy.absent;
+    }
+    const still = send[wire] ?? declared[wire];
+    if (still !== undefined) value = overlay(value, still);
+    else if (whollyAbsent && isPlainObject(value) && Object.keys(value).length === 0) {
+      // The client had no such field: an emptied object goes back as the field's absence.
+      value = strategy.absent ?? value;
+    }
+    // Absence the API cannot express (undefined) leaves the field as it is live.
+    if (value === undefined || isDeepStrictEqual(value, current[wire])) continue;
+    body[wire] = value;
+  }
+  return body;
+}
+
+/** Whether a field is ever put back: the fields fixed at creation are not. */
+function isPutBack(wire: string): boolean {
+  return fieldByWireName(wire).strategy.name !== "fixed";
+}
+
+/**
+ * Whether putting `path` back needs the live client: a path inside an object does (the platform
+ * replaces the object whole, so the rest of it must be sent as it is live); a top-level value or a
+ * map key does not.
+ */
+function needsLiveToPutBack(path: OwnedPath): boolean {
+  const [wire] = path;
+  if (wire === undefined || !isPutBack(wire)) return false;
+  return path.length > 1 && fieldByWireName(wire).strategy.name !== "map";
 }
 
 function plan(
   declared: DeclaredClient,
   send: WireFields,
-  remember: WireFields,
+  remember: readonly PriorEntry[],
   unchanged: WireFields,
 ): ClientSettingsPlan {
   return {
@@ -211,12 +305,16 @@ function plan(
 }
 
 /**
- * The outputs: the resource's name, client and connection, the prior values, and each declared
+ * The outputs: the resource's name, client and connection, the priors, and each declared
  * field as `client` reports it, cut down to the keys the program declares (so that a refresh shows
  * drift only in what the program manages), in the user's spelling: the only values converted back.
  */
-function outputs(declared: DeclaredClient, prior: WireFields, client: WireFields): Props {
-  const outs: Props = { ...declared.identity, prior: storePrior(prior) };
+function outputs(
+  declared: DeclaredClient,
+  prior: readonly PriorEntry[],
+  client: WireFields,
+): Props {
+  const outs: Props = { ...declared.identity, prior: storePriorPaths(prior) };
   for (const { field, wire } of declared.fields) {
     const shown = project(client[wire], declared.values[wire]);
     outs[field] = fieldFromWire(field, shown);
@@ -224,43 +322,18 @@ function outputs(declared: DeclaredClient, prior: WireFields, client: WireFields
   return outs;
 }
 
-/**
- * The prior values of a stored state, by wire name. The state keeps them under the user's field
- * names (the `prior` output has kept that shape since 0.1.0) with values in the wire's spelling,
- * so that keys the platform added inside an object are kept exactly. Version 0.1.0 stored the
- * values in the user's spelling: such a value is recognised by a declared member spelled the
- * user's way and converted as 0.1.0 itself did (docs/decisions.md, "Prior values in the state").
- */
-function loadPrior(stored: unknown): WireFields {
-  const prior: WireFields = {};
-  if (!isPlainObject(stored)) return prior;
-  for (const { field, wire } of CLIENT_FIELDS) {
-    if (!Object.hasOwn(stored, field) || stored[field] === undefined) continue;
-    const value = stored[field];
-    prior[wire] = isUserSpelled(field, value) ? fieldToWire(field, value) : value;
-  }
-  return prior;
-}
-
-/** The prior values as the state keeps them: see {@link loadPrior}. */
-function storePrior(prior: WireFields): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(prior).map(([wire, value]) => [fieldByWireName(wire).field, value]),
-  );
-}
-
-/** Fields declared in `before`, `declared` or both, and how they moved. */
+/** Fields declared in `before`, `declared` or both, and how they and their paths moved. */
 function moves(before: DeclaredClient, declared: DeclaredClient) {
   const was = before.values;
   const now = declared.values;
+  const owned = new Set(ownedPaths(now).map(pathKey));
   return {
     changed: declared.fields
       .filter(
         ({ wire, strategy }) => !Object.hasOwn(was, wire) || !strategy.same(was[wire], now[wire]),
       )
       .map(({ wire }) => wire),
-    removed: before.fields.filter(({ wire }) => !Object.hasOwn(now, wire)),
-    added: declared.fields.filter(({ wire }) => !Object.hasOwn(was, wire)).map(({ wire }) => wire),
+    removed: ownedPaths(was).filter((path) => !owned.has(pathKey(path))),
   };
 }
 
@@ -312,5 +385,30 @@ function refusePostLoginPrompt(declared: DeclaredClient, live: WireFields): void
     subject: organizationRequireBehavior,
     reason: `${postLoginPromptReason(oidcConformant)}, and client ${declared.clientId} is not OIDC conformant`,
     remedy: `declare ${oidcConformant}: true. Nothing was sent.`,
+  });
+}
+
+/**
+ * The rule a put-back can break on the live client: putting `oidc_conformant` back to a value
+ * other than true while the client keeps `organization_require_behavior: "post_login_prompt"`,
+ * which the platform would refuse naming the other field (docs/platform.md, "Rules across
+ * fields"). Refused before anything is sent, naming the path being put back and its prior.
+ */
+function refusePutBackConflicts(
+  declared: DeclaredClient,
+  putBack: readonly PriorEntry[],
+  live: WireFields,
+  send: WireFields,
+): void {
+  const entry = putBack.find(({ path }) => path.length === 1 && path[0] === OIDC_CONFORMANT);
+  if (entry === undefined || !Object.hasOwn(send, OIDC_CONFORMANT)) return;
+  const behavior = send[REQUIRE_BEHAVIOR] ?? live[REQUIRE_BEHAVIOR];
+  if (send[OIDC_CONFORMANT] === true || behavior !== "post_login_prompt") return;
+  const { organizationRequireBehavior, oidcConformant } = POST_LOGIN_PROMPT_FIELDS;
+  const prior = "value" in entry ? JSON.stringify(entry.value) : "no value";
+  throw new TenantValidationError({
+    subject: `putting ${oidcConformant} back to its prior (${prior}), as it left the program,`,
+    reason: `would break a rule of client ${declared.clientId}: ${organizationRequireBehavior} ${postLoginPromptReason(oidcConformant)}`,
+    remedy: `keep declaring ${oidcConformant}: true, or change ${organizationRequireBehavior} first. Nothing was sent.`,
   });
 }

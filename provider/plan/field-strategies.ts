@@ -32,19 +32,14 @@ export interface FieldStrategy {
   send(current: unknown, wanted: unknown, before: unknown, prior: unknown): unknown;
   /** Whether an update must read the live client to decide this field. */
   needsLive(changed: boolean, wanted: unknown, prior: unknown): boolean;
+  /** What to PATCH to put the whole field back to `prior`, undefined when it is never put back. */
+  putBack(prior: unknown): unknown;
   /**
-   * The prior value to remember from now on, undefined for none. `known` is the one remembered so
-   * far, `live` the client's value when it was read, `added` whether the program just declared
-   * the field, `changed` whether its declared value changed.
+   * What a PATCH sends for "no value" in this field, undefined when the API cannot express it
+   * (docs/decisions.md, "What a resource owns"): null for a nullable field, the empty string for
+   * an `-or-empty` format, an empty object for an object that cannot be null.
    */
-  remember(
-    known: unknown,
-    live: unknown,
-    wanted: unknown,
-    state: { added: boolean; changed: boolean },
-  ): unknown;
-  /** What to PATCH to put a field that left the program back, undefined when nothing. */
-  restore(prior: unknown, current: unknown): unknown;
+  readonly absent: unknown;
 }
 
 /**
@@ -52,18 +47,15 @@ export interface FieldStrategy {
  * empty (`emptyListAsNull`) is restored as null when it was empty: the platform takes both to
  * mean "none" but refuses an empty one in a PATCH (docs/platform.md).
  */
-function valueStrategy(options: { emptyListAsNull: boolean }): FieldStrategy {
+function valueStrategy(options: { emptyListAsNull: boolean; absent: unknown }): FieldStrategy {
   return {
     name: "value",
     same: matchesDeclared,
     send: (current, wanted) => (matchesDeclared(current, wanted) ? undefined : wanted),
     needsLive: () => false,
-    remember: (known, live, _wanted, { added }) => (added && live !== undefined ? live : known),
-    restore: (prior, current) => {
-      if (prior === undefined) return undefined;
-      if (matchesDeclared(current, prior) && current !== undefined) return undefined;
-      return options.emptyListAsNull && Array.isArray(prior) && prior.length === 0 ? null : prior;
-    },
+    putBack: (prior) =>
+      options.emptyListAsNull && Array.isArray(prior) && prior.length === 0 ? null : prior,
+    absent: options.absent,
   };
 }
 
@@ -72,8 +64,8 @@ function valueStrategy(options: { emptyListAsNull: boolean }): FieldStrategy {
  * sent merged over the live one, because the platform replaces a top-level object whole: keys the
  * program does not declare keep their values. Merging needs the live object.
  */
-function objectStrategy(): FieldStrategy {
-  const value = valueStrategy({ emptyListAsNull: false });
+function objectStrategy(absent: unknown): FieldStrategy {
+  const value = valueStrategy({ emptyListAsNull: false, absent });
   return {
     ...value,
     name: "object",
@@ -86,30 +78,24 @@ function objectStrategy(): FieldStrategy {
 /**
  * A free-form map the platform merges key by key (`clientMetadata`), where a `null` value removes
  * a key. Only declared keys are ever sent; a key that leaves the program goes back to its prior
- * value, or is removed if this resource added it. The prior value is remembered per key, so a
- * newly declared key needs the live client.
+ * value, or is removed if the client did not have it (the plan puts back per key). A newly
+ * declared key needs the live client, to remember its prior.
  */
 function mapStrategy(): FieldStrategy {
   return {
     name: "map",
     same: (current, wanted) => {
-      // Keys that left the map are a change too: they must be restored or removed.
+      // Keys that left the map are a change too: they must be put back or removed.
       if (isPlainObject(current) && isPlainObject(wanted)) {
         const left = Object.keys(current).some((key) => !Object.hasOwn(wanted, key));
         if (left) return false;
       }
       return matchesDeclared(current, wanted);
     },
-    send: mapChanges,
-    needsLive: (_changed, wanted, prior) => newKeys(prior, wanted).length > 0,
-    remember: (known, live, wanted, { changed }) =>
-      changed ? mapPrior(known, live, wanted) : known,
-    restore: (prior, current) => {
-      if (!isPlainObject(prior))
-        return valueStrategy({ emptyListAsNull: false }).restore(prior, current);
-      // Only the keys this resource managed; null removes a key it added.
-      return Object.keys(prior).length > 0 ? { ...prior } : undefined;
-    },
+    send: (current, wanted) => mapChanges(current, wanted),
+    needsLive: () => false,
+    putBack: () => undefined,
+    absent: undefined,
   };
 }
 
@@ -119,13 +105,13 @@ function mapStrategy(): FieldStrategy {
  * `refuseFixedChange` in the plan), never restored. A declared change needs the live value.
  */
 function fixedStrategy(): FieldStrategy {
-  const value = valueStrategy({ emptyListAsNull: false });
+  const value = valueStrategy({ emptyListAsNull: false, absent: undefined });
   return {
     ...value,
     name: "fixed",
     send: () => undefined,
     needsLive: (changed) => changed,
-    restore: () => undefined,
+    putBack: () => undefined,
   };
 }
 
@@ -144,7 +130,7 @@ export function strategyOf(schema: SchemaNode): FieldStrategy {
         : "value";
   switch (name) {
     case "object":
-      return objectStrategy();
+      return objectStrategy(absentOf(schema));
     case "map":
       return mapStrategy();
     case "fixed":
@@ -153,54 +139,31 @@ export function strategyOf(schema: SchemaNode): FieldStrategy {
       return valueStrategy({
         emptyListAsNull:
           types.includes("null") && typeof schema.minItems === "number" && schema.minItems > 0,
+        absent: absentOf(schema),
       });
   }
 }
 
 /**
- * The map keys to send: declared keys whose value differs from `current`, and keys the program
- * declared `before` but no longer does, with their prior value or null (which removes a key this
- * resource added). Keys the program never declared are never sent.
+ * How the API is told a field has no value, from its schema (the spec's field table): null when
+ * the field may be null, the empty string for an `-or-empty` format, an empty object for an object
+ * that cannot be null; undefined when it cannot be told (a boolean, an enum or a list without
+ * null: the platform keeps a value there, or its default).
  */
-function mapChanges(
-  current: unknown,
-  wanted: unknown,
-  before: unknown,
-  prior: unknown,
-): Record<string, unknown> | undefined {
+function absentOf(schema: SchemaNode): unknown {
+  const types = [schema.type].flat();
+  if (types.includes("null")) return null;
+  if (typeof schema.format === "string" && schema.format.endsWith("-or-empty")) return "";
+  if (types.includes("object")) return {};
+  return undefined;
+}
+
+/** The declared map keys whose value differs from `current`; keys never declared are never sent. */
+function mapChanges(current: unknown, wanted: unknown): Record<string, unknown> | undefined {
   const from = isPlainObject(current) ? current : {};
   const want = isPlainObject(wanted) ? wanted : {};
-  const remembered = isPlainObject(prior) ? prior : {};
   // Entries, own-property checks and fromEntries throughout: the keys are the user's, and
   // `__proto__`, `constructor` or `toString` must be plain keys, never the prototype's.
-  const changes: Array<[string, unknown]> = [];
-  for (const [key, value] of Object.entries(want)) {
-    if (own(from, key) !== value) changes.push([key, value]);
-  }
-  for (const key of Object.keys(isPlainObject(before) ? before : {})) {
-    if (!Object.hasOwn(want, key)) {
-      const value = own(remembered, key);
-      changes.push([key, typeof value === "string" ? value : null]);
-    }
-  }
+  const changes = Object.entries(want).filter(([key, value]) => own(from, key) !== value);
   return changes.length > 0 ? Object.fromEntries(changes) : undefined;
-}
-
-/** Declared map keys that have no remembered prior value yet. */
-function newKeys(prior: unknown, wanted: unknown): string[] {
-  if (!isPlainObject(wanted)) return [];
-  const known = isPlainObject(prior) ? prior : {};
-  return Object.keys(wanted).filter((key) => !Object.hasOwn(known, key));
-}
-
-/** The prior value of each declared key: the remembered one, else the live one, else null. */
-function mapPrior(known: unknown, live: unknown, wanted: unknown): Record<string, unknown> {
-  const remembered = isPlainObject(known) ? known : {};
-  const current = isPlainObject(live) ? live : {};
-  return Object.fromEntries(
-    Object.keys(isPlainObject(wanted) ? wanted : {}).map((key) => [
-      key,
-      Object.hasOwn(remembered, key) ? remembered[key] : (own(current, key) ?? null),
-    ]),
-  );
 }

@@ -9,6 +9,7 @@ import { DEFAULT_FIELDS, wireFieldsToRead } from "../generate/fields.js";
 import type { Props } from "../json.js";
 import {
   clientUpdate,
+  fieldsToPutBack,
   fieldsToRead,
   planCreate,
   planDelete,
@@ -109,19 +110,28 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
       const { clientId } = declared;
       const update = clientUpdate(declared, olds);
       const live = update.needsLive
-        ? await clients.getClient(clientId, fieldsToRead(declared))
+        ? await clients.getClient(clientId, fieldsToRead(declared, update.removed))
         : undefined;
       const plan = planUpdate(update, live);
       return { outs: plan.report(await clients.patchClient(clientId, plan.send)) };
     });
   }
 
+  /**
+   * Puts every owned path back to its prior: reads the live client (so that what the resource does
+   * not own is sent as it is now, docs/decisions.md "What a resource owns") and PATCHes what
+   * differs. Calls nothing when there is no prior to put back.
+   */
   delete(id: string, props: Props): Promise<void> {
-    const send = planDelete(props);
-    if (Object.keys(send).length === 0) return Promise.resolve();
+    const fields = fieldsToPutBack(props);
+    if (fields.length === 0) return Promise.resolve();
     return runOperation(target(KIND, props, id), async ({ client, context }) => {
+      const clients = apiClientGateway(client, context);
+      const live = await clients.findClient(id, fields);
       // A client deleted meanwhile has no settings left to restore.
-      await apiClientGateway(client, context).patchClient(id, send, { ifExists: true });
+      if (live === undefined) return;
+      const send = planDelete(props, live);
+      await clients.patchClient(id, send, { ifExists: true });
     });
   }
 }

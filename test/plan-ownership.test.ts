@@ -1,0 +1,215 @@
+/**
+ * Ownership by path (issue 54): a ClientSettings owns the paths it declares, remembers the prior
+ * of each (absent included), puts back only those, and keeps every other path as it is live.
+ * Through the pure plan (provider/plan/client-settings.ts), without a server.
+ */
+
+import { describe, expect, it } from "vitest";
+import type { Props } from "../provider/json.js";
+import {
+  clientUpdate,
+  planCreate,
+  planDelete,
+  planDiff,
+  planUpdate,
+} from "../provider/plan/client-settings.js";
+import { declaredClient } from "../provider/plan/declared.js";
+
+const ID = "client-1";
+
+const inputs = (fields: Props): Props => ({ __resourceName: "web", clientId: ID, ...fields });
+const declared = (fields: Props) => declaredClient(inputs(fields));
+
+/** `jwt_configuration` as the platform stores it, with a key it added. */
+const jwt = (fields: Props = {}): Props => ({
+  alg: "RS256",
+  lifetime_in_seconds: 36000,
+  secret_encoded: false,
+  fooBar: 1,
+  ...fields,
+});
+
+/** A client as the API answers it; without addons, mobile, logo_uri, initiate_login_uri. */
+const live = (fields: Props = {}): Props => ({
+  client_id: ID,
+  description: "Portal",
+  jwt_configuration: jwt(),
+  refresh_token: { rotation_type: "non-rotating", token_lifetime: 2592000 },
+  client_metadata: { team: "identity" },
+  ...fields,
+});
+
+/**
+ * `client` after a PATCH of `body`, as the platform applies one: top-level fields replaced whole,
+ * `client_metadata` merged key by key, a null value removing its key.
+ */
+function patched(client: Props, body: Props): Props {
+  const next = { ...client, ...body };
+  if (body.client_metadata !== undefined) {
+    const metadata = { ...(client.client_metadata as Props), ...(body.client_metadata as Props) };
+    next.client_metadata = Object.fromEntries(
+      Object.entries(metadata).filter(([, value]) => value !== null),
+    );
+  }
+  return next;
+}
+
+/** A stack's life against one client: create, updates and delete, the client patched in between. */
+class Stack {
+  client: Props;
+  outs: Props = {};
+  constructor(client: Props) {
+    this.client = client;
+  }
+  create(fields: Props): Props {
+    const plan = planCreate(declared(fields), this.client);
+    this.client = patched(this.client, plan.send);
+    this.outs = plan.report(this.client);
+    return plan.send;
+  }
+  update(fields: Props): Props {
+    const plan = planUpdate(clientUpdate(declared(fields), this.outs), this.client);
+    this.client = patched(this.client, plan.send);
+    this.outs = plan.report(this.client);
+    return plan.send;
+  }
+  delete(): Props {
+    const send = planDelete(this.outs, this.client);
+    this.client = patched(this.client, send);
+    return send;
+  }
+  /** Someone changes the client outside the program. */
+  outside(body: Props): void {
+    this.client = patched(this.client, body);
+  }
+}
+
+describe("putting back a declared object (defect 1)", () => {
+  it("keeps a key changed outside the program when the object leaves the program", () => {
+    const stack = new Stack(live());
+    stack.create({ jwtConfiguration: { lifetimeInSeconds: 600 } });
+    stack.outside({ jwt_configuration: jwt({ lifetime_in_seconds: 600, alg: "HS256" }) });
+    stack.update({ description: "Portal" });
+    expect(stack.client.jwt_configuration).toEqual(jwt({ alg: "HS256" }));
+  });
+
+  it("keeps a key changed outside the program at delete", () => {
+    const stack = new Stack(live());
+    stack.create({ refreshToken: { rotationType: "rotating" } });
+    stack.outside({ refresh_token: { rotation_type: "rotating", token_lifetime: 86400 } });
+    stack.delete();
+    expect(stack.client.refresh_token).toEqual({
+      rotation_type: "non-rotating",
+      token_lifetime: 86400,
+    });
+  });
+
+  it("sends nothing at delete when the declared value was already live, whatever changed beside it", () => {
+    const stack = new Stack(live());
+    stack.create({ jwtConfiguration: { lifetimeInSeconds: 36000 } });
+    stack.outside({ jwt_configuration: jwt({ alg: "HS256" }) });
+    expect(stack.delete()).toEqual({});
+  });
+});
+
+describe("removing a key inside a declared object (defect 2)", () => {
+  it("is a change", () => {
+    const stack = new Stack(live());
+    stack.create({ jwtConfiguration: { lifetimeInSeconds: 600, alg: "HS256" } });
+    const diff = planDiff(declared({ jwtConfiguration: { lifetimeInSeconds: 600 } }), stack.outs);
+    expect(diff.changes).toBe(true);
+  });
+
+  it("puts the removed key back to its prior", () => {
+    const stack = new Stack(live());
+    stack.create({ jwtConfiguration: { lifetimeInSeconds: 600, alg: "HS256" } });
+    expect(stack.update({ jwtConfiguration: { lifetimeInSeconds: 600 } })).toEqual({
+      jwt_configuration: jwt({ lifetime_in_seconds: 600 }),
+    });
+  });
+
+  it("disables an add-on removed from the program that the client did not have", () => {
+    const stack = new Stack(live());
+    stack.create({ addons: { samlp: { audience: "urn:a" }, wsfed: {} } });
+    stack.update({ addons: { samlp: { audience: "urn:a" } } });
+    expect(stack.client.addons).toEqual({ samlp: { audience: "urn:a" } });
+  });
+
+  it("removes a scope the program added when it leaves jwtConfiguration.scopes", () => {
+    const stack = new Stack(live());
+    stack.create({ jwtConfiguration: { scopes: { "read:a": {}, "read:b": {} } } });
+    stack.update({ jwtConfiguration: { scopes: { "read:a": {} } } });
+    expect(stack.client.jwt_configuration).toEqual(jwt({ scopes: { "read:a": {} } }));
+  });
+
+  it("puts a removed key back to the value the client had before, not the one at import", () => {
+    const stack = new Stack(live({ jwt_configuration: jwt({ alg: "HS256" }) }));
+    stack.create({ jwtConfiguration: { alg: "HS256", lifetimeInSeconds: 36000 } });
+    stack.update({ jwtConfiguration: { lifetimeInSeconds: 36000 } });
+    expect((stack.client.jwt_configuration as Props).alg).toBe("HS256");
+  });
+});
+
+describe("what the client did not have (defect 3)", () => {
+  const absentFields = {
+    addons: { samlp: { audience: "urn:a" } },
+    mobile: { ios: { teamId: "T" } },
+    logoUri: "https://logo.example/a.png",
+    initiateLoginUri: "https://portal.example/login",
+    crossOriginLoc: "https://portal.example/cors",
+  };
+
+  it("is put back as absent when the fields leave the program", () => {
+    const stack = new Stack(live());
+    stack.create(absentFields);
+    expect(stack.update({ description: "Portal" })).toEqual({
+      addons: {},
+      mobile: {},
+      logo_uri: "",
+      initiate_login_uri: "",
+      cross_origin_loc: null,
+    });
+  });
+
+  it("is put back as absent at delete", () => {
+    const stack = new Stack(live());
+    stack.create(absentFields);
+    expect(stack.delete()).toEqual({
+      addons: {},
+      mobile: {},
+      logo_uri: "",
+      initiate_login_uri: "",
+      cross_origin_loc: null,
+    });
+  });
+
+  it("leaves an add-on enabled outside the program in place when its own leaves", () => {
+    const stack = new Stack(live());
+    stack.create({ addons: { wsfed: {} } });
+    stack.outside({ addons: { wsfed: {}, oag: {} } });
+    stack.delete();
+    expect(stack.client.addons).toEqual({ oag: {} });
+  });
+});
+
+describe("the prior in the state", () => {
+  it("is recorded per owned path, absent included", () => {
+    const stack = new Stack(live());
+    stack.create({ jwtConfiguration: { alg: "HS256" }, addons: { wsfed: {} } });
+    expect(stack.outs.prior).toEqual({
+      paths: [
+        { path: ["jwt_configuration", "alg"], value: "RS256" },
+        { path: ["addons", "wsfed"], absentBelow: 0 },
+      ],
+    });
+  });
+
+  it("puts back a whole-field prior stored before paths by the keys it declared", () => {
+    const client = live({ jwt_configuration: jwt({ alg: "HS256", lifetime_in_seconds: 600 }) });
+    const outs = {
+      ...inputs({ jwtConfiguration: { lifetimeInSeconds: 600 } }),
+      prior: { jwtConfiguration: jwt() },
+    };
+    expect(planDelete(outs, client)).toEqual({ jwt_configuration: jwt({ alg: "HS256" }) });
+  });
+});
