@@ -75,7 +75,15 @@ export function readPrivateKey(
     return { problem: "is not a readable PEM private key (its body is damaged or encrypted)" };
   }
   const type = key.asymmetricKeyType;
-  if (type !== "rsa" && !(type === "rsa-pss" && SIGNERS[alg].pss)) {
+  // An RSA-PSS key may be restricted to one digest and salt, which `sign` refuses at token time
+  // (ERR_OSSL_DIGEST_NOT_ALLOWED); the platform registers plain RSA public keys only, and PS256
+  // signs with a plain RSA key as well. So a plain RSA key only, refused here, at the check.
+  if (type === "rsa-pss") {
+    return {
+      problem: `is an RSA-PSS key; ${alg} signs with a plain RSA private key (its PEM's key type rsaEncryption), the kind the platform registers`,
+    };
+  }
+  if (type !== "rsa") {
     return {
       problem: `is ${type === undefined ? "not an asymmetric key" : `an ${type.toUpperCase()} key`}; ${alg} signs with an RSA private key`,
     };

@@ -36,6 +36,24 @@ export interface ClientKey {
 /** Seconds of clock difference allowed on `iat` and `exp`, as the platform allows a caller. */
 const ASSERTION_SKEW_SECONDS = 30;
 
+/**
+ * The longest an assertion may live (`exp - iat`), and the longest ago its `iat` may be, in
+ * seconds (docs/local-tenant.md, "Private key JWT"). An assertion is one token request's worth
+ * (the provider signs one for 60 seconds); one that lives for years is a stolen credential that
+ * never goes stale, and its `jti` would have to be kept as long.
+ *
+ * @internal
+ */
+export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
+
+/**
+ * The most `jti`s kept at once. Each lives {@link MAX_ASSERTION_LIFETIME_SECONDS} at most, so this
+ * is reached only past 33 token requests a second; then the oldest is forgotten first.
+ *
+ * @internal
+ */
+export const MAX_REMEMBERED_ASSERTIONS = 10_000;
+
 /** How a seed client's keys read: the keys, or the problems at their JSON paths. */
 export function seedClientKeys(
   value: unknown,
@@ -59,11 +77,22 @@ export function seedClientKeys(
       problems.push(`${at}.alg: must be one of ${CLIENT_ASSERTION_ALGS.join(", ")}`);
       return;
     }
+    const pem = typeof item.pem === "string" ? item.pem : "";
+    let type: string | undefined;
     try {
-      if (typeof item.pem !== "string") throw new Error("not a string");
-      const key = createPublicKey(item.pem);
-      if (key.asymmetricKeyType !== "rsa") throw new Error("not RSA");
+      type = createPublicKey(pem).asymmetricKeyType;
     } catch {
+      type = undefined;
+    }
+    if (type === "rsa-pss") {
+      // The provider refuses its private half too (`readPrivateKey`): the platform registers
+      // plain RSA keys only, and PS256 signs with one.
+      problems.push(
+        `${at}.pem: is an RSA-PSS key; register a plain RSA public key (key type rsaEncryption), which PS256 signs with too`,
+      );
+      return;
+    }
+    if (type !== "rsa") {
       problems.push(`${at}.pem: must be an RSA public key or certificate, PEM`);
       return;
     }
@@ -71,7 +100,7 @@ export function seedClientKeys(
     keys.push({
       id,
       credential_type: "public_key",
-      pem: item.pem,
+      pem,
       alg: item.alg,
       ...(typeof item.name === "string" ? { name: item.name } : {}),
     });
@@ -117,17 +146,36 @@ export function newClientKeyPair(alg: string): { privateKeyPem: string; key: Cli
   };
 }
 
-/** The `jti`s of assertions accepted and not yet expired: each is accepted once. */
+/**
+ * The `jti`s of assertions accepted and not yet expired: each is accepted once. Expired ones are
+ * dropped at most once every {@link ASSERTION_SKEW_SECONDS} (not on every request, which would walk
+ * the whole store each time), and never more than {@link MAX_REMEMBERED_ASSERTIONS} are kept.
+ */
 export class AssertionReplayGuard {
+  /** Each `jti` (of its client) and the second its assertion expires, oldest accepted first. */
   private readonly seen = new Map<string, number>();
+  /** When the expired ones are next dropped, in seconds. */
+  private pruneAt = Number.NEGATIVE_INFINITY;
+
+  /** How many `jti`s are kept now. */
+  get size(): number {
+    return this.seen.size;
+  }
 
   /** Records `jti` of `clientId`, valid until `exp` (seconds); false when it was seen before. */
   accept(clientId: string, jti: string, exp: number, nowSeconds: number): boolean {
-    for (const [key, until] of this.seen) {
-      if (until + ASSERTION_SKEW_SECONDS < nowSeconds) this.seen.delete(key);
+    if (nowSeconds >= this.pruneAt) {
+      for (const [key, until] of this.seen) {
+        if (until + ASSERTION_SKEW_SECONDS < nowSeconds) this.seen.delete(key);
+      }
+      this.pruneAt = nowSeconds + ASSERTION_SKEW_SECONDS;
     }
     const key = `${clientId} ${jti}`;
     if (this.seen.has(key)) return false;
+    if (this.seen.size >= MAX_REMEMBERED_ASSERTIONS) {
+      const oldest = this.seen.keys().next();
+      if (oldest.done !== true) this.seen.delete(oldest.value);
+    }
     this.seen.set(key, exp);
     return true;
   }
@@ -150,8 +198,9 @@ export interface AssertionCheck {
 /**
  * Verifies a client assertion as the platform does: signed by one of the keys the client's
  * `private_key_jwt` names, with that key's algorithm; `iss` and `sub` the client id; `aud` the
- * tenant; `exp` and `iat` present and within {@link ASSERTION_SKEW_SECONDS}; a `jti` not seen
- * before.
+ * tenant; `exp` and `iat` present and within {@link ASSERTION_SKEW_SECONDS}, at most
+ * {@link MAX_ASSERTION_LIFETIME_SECONDS} apart and `iat` no older than that; a string `jti` not
+ * seen before.
  *
  * @throws {OAuthError} `invalid_client` (401) with a description of what is wrong.
  */
@@ -211,14 +260,24 @@ export async function verifyClientAssertion(
     throw refused(`client_assertion aud must be ${check.audience}`);
   }
   const nowSeconds = Math.floor(check.nowMs / 1000);
-  if (typeof payload.iat === "number" && payload.iat > nowSeconds + ASSERTION_SKEW_SECONDS) {
+  // `jose` has checked that both are numbers (`requiredClaims`).
+  const iat = Number(payload.iat);
+  const exp = Number(payload.exp);
+  if (iat > nowSeconds + ASSERTION_SKEW_SECONDS) {
     throw refused("client_assertion iat is in the future");
   }
-  const exp = typeof payload.exp === "number" ? payload.exp : 0;
-  if (
-    typeof payload.jti !== "string" ||
-    !check.replays.accept(clientId, payload.jti, exp, nowSeconds)
-  ) {
+  if (iat < nowSeconds - MAX_ASSERTION_LIFETIME_SECONDS - ASSERTION_SKEW_SECONDS) {
+    throw refused(
+      `client_assertion iat is more than ${MAX_ASSERTION_LIFETIME_SECONDS} seconds in the past`,
+    );
+  }
+  if (exp - iat > MAX_ASSERTION_LIFETIME_SECONDS) {
+    throw refused(
+      `client_assertion lives ${exp - iat} seconds (exp - iat); the most the tenant takes is ${MAX_ASSERTION_LIFETIME_SECONDS}`,
+    );
+  }
+  if (typeof payload.jti !== "string") throw refused("client_assertion jti must be a string");
+  if (!check.replays.accept(clientId, payload.jti, exp, nowSeconds)) {
     throw refused("client_assertion jti has already been used");
   }
 }
