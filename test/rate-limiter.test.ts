@@ -432,6 +432,24 @@ describe("TenantRateLimiter with a reserve", () => {
     expect(gaps.every((gap) => gap >= 250)).toBe(true);
   });
 
+  it("sleeps through a ceiling too small for Node's timer instead of waking every millisecond", async () => {
+    let looks = 0;
+    const limiter = new TenantRateLimiter({
+      budget: { reserveShare: 0.25, maxRequestsPerSecond: 1e-9 },
+      now: () => {
+        looks += 1;
+        return Date.now();
+      },
+    });
+    const first = await limiter.acquire();
+    limiter.release({ limit: 20, remaining: 19, reset: Date.now() / 1000 }, 200, first);
+    const second = limiter.acquire();
+    const before = looks;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(looks - before).toBeLessThan(5);
+    expect(await settled(second)).toBe(false);
+  });
+
   it("takes the larger reserve and the lower ceiling when resources of one tenant ask for different budgets", () => {
     const limiter = new TenantRateLimiter({
       budget: { reserveShare: 0.1, maxRequestsPerSecond: 8 },

@@ -81,6 +81,13 @@ export interface RateLimiterOptions {
   readonly report?: (line: string) => void;
 }
 
+/**
+ * The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days): a longer one fires after
+ * 1 ms, so a ceiling of 1e-9 requests a second once woke the limiter every millisecond. A wait
+ * longer than this is slept in steps of it, each step asking the model again.
+ */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
 interface Waiter {
   resolve: (ticket: Ticket) => void;
   reject: (reason: unknown) => void;
@@ -227,7 +234,7 @@ export class TenantRateLimiter {
           this.timer = undefined;
           this.step({ kind: "timer", at: this.now(), waiting: this.waiting() });
         },
-        Math.max(0, actions.wakeAt - this.now()),
+        Math.min(LONGEST_TIMER_MS, Math.max(0, actions.wakeAt - this.now())),
       );
     }
   }
