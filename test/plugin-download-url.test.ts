@@ -32,7 +32,21 @@ describe("the plugin's download URL, a setting of the build", () => {
 
   it("refuses a value Pulumi cannot download from, naming the setting", () => {
     expect(() => pluginDownloadUrl({ [DOWNLOAD_URL_SETTING]: "releases/v0.1.0" })).toThrow(
-      'PULUMI_TENANT_PLUGIN_DOWNLOAD_URL is "releases/v0.1.0", which is not a URL Pulumi downloads plugins from (http://, https://, github://, gitlab://)',
+      'PULUMI_TENANT_PLUGIN_DOWNLOAD_URL is "releases/v0.1.0", which is not a URL Pulumi downloads plugins from (https://, github://, gitlab://)',
+    );
+  });
+
+  it("refuses an http: URL, from which the SDKs would have users fetch an executable in clear text", () => {
+    expect(() =>
+      pluginDownloadUrl({ [DOWNLOAD_URL_SETTING]: "http://releases.example/v0.1.0" }),
+    ).toThrow(
+      'PULUMI_TENANT_PLUGIN_DOWNLOAD_URL is "http://releases.example/v0.1.0", which would have Pulumi fetch the plugin\'s executable in clear text: use https://, github:// or gitlab://',
+    );
+  });
+
+  it("accepts the gitlab:// form Pulumi reads as a project's releases", () => {
+    expect(pluginDownloadUrl({ [DOWNLOAD_URL_SETTING]: "gitlab://gitlab.com/12345" })).toBe(
+      "gitlab://gitlab.com/12345",
     );
   });
 });

@@ -239,15 +239,20 @@ function resourceSpec(kind: ResourceKind, collector: TypeCollector): Record<stri
  */
 export const DOWNLOAD_URL_SETTING = "PULUMI_TENANT_PLUGIN_DOWNLOAD_URL";
 
-/** The schemes Pulumi's plugin installer downloads from. */
-const DOWNLOAD_SCHEMES = ["http:", "https:", "github:", "gitlab:"];
+/**
+ * The schemes the plugin may be downloaded from: those of Pulumi's plugin installer but `http:`,
+ * from which every user of the SDKs would fetch an executable in clear text (docs/plugin.md,
+ * "`pluginDownloadURL`").
+ */
+const DOWNLOAD_SCHEMES = ["https:", "github:", "gitlab:"];
 
 /**
  * The download URL {@link DOWNLOAD_URL_SETTING} names in `env`, or undefined when it is unset or
  * empty (the schema then names none, and Pulumi cannot fetch the plugin by itself). Pulumi
  * replaces `${VERSION}`, `${OS}` and `${ARCH}` in it when it downloads.
  *
- * @throws {PluginBuildError} for a value that is not a URL of a scheme Pulumi downloads from.
+ * @throws {PluginBuildError} for a value that is not a URL of a scheme Pulumi downloads from, or
+ *   an `http:` one.
  */
 export function pluginDownloadUrl(env: NodeJS.ProcessEnv): string | undefined {
   const value = env[DOWNLOAD_URL_SETTING]?.trim();
@@ -257,6 +262,11 @@ export function pluginDownloadUrl(env: NodeJS.ProcessEnv): string | undefined {
     scheme = new URL(value).protocol;
   } catch {
     scheme = undefined;
+  }
+  if (scheme === "http:") {
+    throw new PluginBuildError(
+      `${DOWNLOAD_URL_SETTING} is ${JSON.stringify(value)}, which would have Pulumi fetch the plugin's executable in clear text: use https://, github:// or gitlab://`,
+    );
   }
   if (scheme === undefined || !DOWNLOAD_SCHEMES.includes(scheme)) {
     throw new PluginBuildError(
