@@ -213,3 +213,23 @@ describe("the prior in the state", () => {
     expect(planDelete(outs, client)).toEqual({ jwt_configuration: jwt({ alg: "HS256" }) });
   });
 });
+
+describe("a put-back the platform would refuse (defect 10)", () => {
+  it("is refused before anything is sent, naming the path put back and its prior", () => {
+    const stack = new Stack(live({ oidc_conformant: false }));
+    stack.create({ oidcConformant: true });
+    stack.outside({ organization_require_behavior: "post_login_prompt" });
+    const update = clientUpdate(declared({ description: "Portal" }), stack.outs);
+    expect(update.needsLive).toBe(true);
+    expect(() => planUpdate(update, stack.client)).toThrowError(
+      expect.objectContaining({
+        name: "TenantValidationError",
+        message:
+          "putting oidcConformant back to its prior (false), as it left the program, would break a " +
+          `rule of client ${ID}: organizationRequireBehavior "post_login_prompt" requires ` +
+          "oidcConformant to be true; keep declaring oidcConformant: true, or change " +
+          "organizationRequireBehavior first. Nothing was sent.",
+      }),
+    );
+  });
+});

@@ -60,13 +60,30 @@ export interface DeclaredClient {
 }
 
 /**
+ * The fields that accept null in a PATCH but are never null in an answer: the tenant keeps their
+ * default instead (spec 2.3.6, docs/platform.md "Response-only fields"). A declared null is taken
+ * as that default, the form the tenant keeps, so that it is compared (and sent) as the tenant will
+ * hold it and never drifts (docs/decisions.md, "The tenant's own forms").
+ */
+const NULL_KEPT_AS: Readonly<Record<string, unknown>> = {
+  token_endpoint_auth_method: "none",
+  organization_usage: "deny",
+  organization_require_behavior: "no_prompt",
+  skip_non_verifiable_callback_uri_confirmation_prompt: false,
+};
+
+/**
  * What `props` (the inputs, or the outputs stored for the last ones) declare: the one conversion
- * of what the user wrote into the wire's spelling (docs/platform.md, "Names on the wire").
+ * of what the user wrote into the wire's spelling (docs/platform.md, "Names on the wire"), a
+ * declared null taken in the form the tenant keeps it ({@link NULL_KEPT_AS}).
  */
 export function declaredClient(props: Props): DeclaredClient {
   const fields = CLIENT_FIELDS.filter(({ field }) => props[field] !== undefined);
   const values: WireFields = {};
-  for (const { field, wire } of fields) values[wire] = fieldToWire(field, props[field]);
+  for (const { field, wire } of fields) {
+    const value = fieldToWire(field, props[field]);
+    values[wire] = value === null && Object.hasOwn(NULL_KEPT_AS, wire) ? NULL_KEPT_AS[wire] : value;
+  }
   const identity = { [NAME_KEY]: props[NAME_KEY], clientId: props.clientId };
   return {
     clientId: String(props.clientId),
