@@ -184,15 +184,18 @@ export interface PyrightFinding {
  * Type-checks `files` with pyright (the npm package, this repository's devDependency: no download)
  * against the packages of the virtual environment whose interpreter is `python`, in pyright's
  * default (basic) mode, as a user's editor would. Returns its findings; lines count from 1.
+ * `cwd` is pyright's execution root: a package in that folder is importable, as in a user's project.
  */
 export async function pyright(
   python: string,
   files: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
 ): Promise<PyrightFinding[]> {
   const bin = join(REPO_ROOT, "node_modules", ".bin", "pyright");
   // pyright exits 1 when it finds an error: its report is on stdout either way.
   const { stdout } = await run(bin, ["--outputjson", "--pythonpath", python, ...files], {
+    cwd,
     env,
     timeout: 5 * 60_000,
     maxBuffer: 16 * 1024 * 1024,
