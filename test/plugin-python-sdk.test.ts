@@ -3,11 +3,20 @@
  * it says on a checkout where `npm ci` did not make its tools. The wheel itself is built and
  * installed end to end in e2e-python.test.ts.
  */
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { writeReleaseTarball } from "../provider/plugin/release/executable.js";
 import { writePythonSdk } from "../provider/plugin/release/python-sdk.js";
+import { PLUGIN_TARGETS } from "../provider/plugin/release/targets.js";
+
+/** An executable shell script at `path` that runs `body`. */
+async function script(path: string, body: string): Promise<string> {
+  await writeFile(path, `#!/bin/sh\nset -e\n${body}\n`);
+  await chmod(path, 0o755);
+  return path;
+}
 
 describe("the release's Python SDK", () => {
   it("says in one sentence which tool npm ci makes is missing, and writes nothing", async () => {
@@ -24,4 +33,48 @@ describe("the release's Python SDK", () => {
       await rm(out, { recursive: true, force: true });
     }
   });
+
+  it("removes the wheel it wrote when the source distribution cannot be copied after it", async () => {
+    const work = await mkdtemp(join(tmpdir(), "python-sdk-test-"));
+    try {
+      const out = join(work, "out");
+      // A generator that writes the package's README, and a Python whose build writes a wheel and,
+      // where the source distribution should be, a folder, which cannot be copied as a file.
+      const generator = await script(
+        join(work, "generator"),
+        'mkdir -p "$4/python/pulumi_tenant" && echo readme > "$4/python/pulumi_tenant/README.md"',
+      );
+      const python = await script(
+        join(work, "python"),
+        'out="$7"; mkdir -p "$out" && echo wheel > "$out/pulumi_tenant-0.1.0-py3-none-any.whl" && mkdir "$out/pulumi_tenant-0.1.0.tar.gz"',
+      );
+      await expect(
+        writePythonSdk(join(work, "schema.json"), out, { generator, python }),
+      ).rejects.toThrow();
+      expect(await readdir(out)).toEqual([]);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a release tarball's version", () => {
+  it.each(["../../escape", "1.0", "v1.0.0", "1.0.0/../../x", "1.0.0 ", ""])(
+    "refuses %j, which is not a semantic version, before it names or writes anything",
+    async (version) => {
+      const work = await mkdtemp(join(tmpdir(), "release-version-test-"));
+      try {
+        const target = PLUGIN_TARGETS[0];
+        if (target === undefined) throw new Error("no release target");
+        await expect(
+          writeReleaseTarball(target, join(work, "bundle"), join(work, "out"), version),
+        ).rejects.toThrow(
+          `the plugin's version ${JSON.stringify(version)} is not a semantic version (MAJOR.MINOR.PATCH, with an optional -prerelease and +build), so it cannot name a release tarball`,
+        );
+        expect(await readdir(work)).toEqual([]);
+      } finally {
+        await rm(work, { recursive: true, force: true });
+      }
+    },
+  );
 });

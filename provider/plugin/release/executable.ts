@@ -21,6 +21,7 @@ import {
 } from "node:fs/promises";
 import { join } from "node:path";
 import { create } from "tar";
+import { PluginBuildError } from "../../errors.js";
 import { tarballName } from "../tarball.js";
 import { adHocSign } from "./macho-sign.js";
 import { hostNode, nodeBase, nodeLicense } from "./node-bases.js";
@@ -46,6 +47,28 @@ const BUNDLE_EXTRAS = ["schema.json", "main.js.LEGAL.txt"] as const;
 
 /** Node.js's licence, which the executable is built from, under this name in the tarball. */
 const NODE_LICENSE = "NODE-LICENSE";
+
+/**
+ * A semantic version (semver.org 2.0.0: `MAJOR.MINOR.PATCH`, an optional `-prerelease` and
+ * `+build`), which alone may name a tarball: a version is put into a file's name, where a `/` or
+ * a `..` would write outside the release folder.
+ */
+const SEMANTIC_VERSION =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?(?:\+[0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*)?$/;
+
+/**
+ * `version`, when it is a semantic version ({@link SEMANTIC_VERSION}).
+ *
+ * @throws {PluginBuildError} naming it otherwise.
+ */
+function releaseVersion(version: string): string {
+  if (!SEMANTIC_VERSION.test(version)) {
+    throw new PluginBuildError(
+      `the plugin's version ${JSON.stringify(version)} is not a semantic version (MAJOR.MINOR.PATCH, with an optional -prerelease and +build), so it cannot name a release tarball`,
+    );
+  }
+  return version;
+}
 
 /** A release tarball written. */
 export interface ReleaseTarball {
@@ -99,6 +122,9 @@ async function buildExecutable(
  * Builds `target`'s executable and writes its tarball into `out`, named as `pulumi plugin install`
  * expects it: the executable, the schema, the bundle's third-party licences and Node.js's licence.
  * The tarball appears whole or not at all (written beside, then renamed).
+ *
+ * @throws {PluginBuildError} for a version that is not a semantic version, before anything is
+ *   written; when a base, a tool or a step fails.
  */
 export async function writeReleaseTarball(
   target: PluginTarget,
@@ -106,13 +132,14 @@ export async function writeReleaseTarball(
   out: string,
   version: string,
 ): Promise<ReleaseTarball> {
+  const name = tarballName(releaseVersion(version), target.platform);
   await mkdir(out, { recursive: true });
   const work = await mkdtemp(join(out, `.${target.platform}-`));
   try {
     const executable = await buildExecutable(target, bundle, work);
     for (const file of BUNDLE_EXTRAS) await copyFile(join(bundle, file), join(work, file));
     await copyFile(nodeLicense(), join(work, NODE_LICENSE));
-    const path = join(out, tarballName(version, target.platform));
+    const path = join(out, name);
     const partial = join(work, "partial.tar.gz");
     await create({ gzip: { level: 6 }, file: partial, cwd: work, portable: true }, [
       target.executable,

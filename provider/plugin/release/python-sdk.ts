@@ -91,18 +91,29 @@ export async function writePythonSdk(
       );
     }
     await mkdir(outDir, { recursive: true });
-    return {
-      wheel: await moveInto(join(built, wheel), outDir),
-      sdist: await moveInto(join(built, sdist), outDir),
-    };
+    // Both or neither: a wheel copied before the source distribution failed is removed again.
+    const written: string[] = [];
+    try {
+      const wheelFile = await moveInto(join(built, wheel), outDir, written);
+      const sdistFile = await moveInto(join(built, sdist), outDir, written);
+      return { wheel: wheelFile, sdist: sdistFile };
+    } catch (error) {
+      await Promise.all(written.map((path) => rm(path, { force: true })));
+      throw error;
+    }
   } finally {
     await rm(work, { recursive: true, force: true });
   }
 }
 
-/** Copies `file` into `dir` under its own name (the temporary folder may be on another device). */
-async function moveInto(file: string, dir: string): Promise<PythonSdkFile> {
+/**
+ * Copies `file` into `dir` under its own name (the temporary folder may be on another device),
+ * adding its path to `written` before the copy starts, so that a copy that fails halfway is
+ * removed too.
+ */
+async function moveInto(file: string, dir: string, written: string[]): Promise<PythonSdkFile> {
   const path = join(dir, basename(file));
+  written.push(path);
   await copyFile(file, path);
   return { path, bytes: (await stat(path)).size };
 }
