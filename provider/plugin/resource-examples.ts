@@ -11,7 +11,7 @@
 import type { ResourceKind } from "../schema/index.js";
 
 /** One resource's example, in each language the Registry's chooser shows. */
-export interface ResourceExample {
+interface ResourceExample {
   /** The example's heading. */
   readonly title: string;
   readonly typescript: string;

@@ -13,7 +13,7 @@ export interface CodeBlock {
 }
 
 /** One link or image of a Markdown file: where it points and on which line. */
-export interface MarkdownLink {
+interface MarkdownLink {
   readonly target: string;
   readonly line: number;
 }
