@@ -8,9 +8,11 @@ import { describe, expect, it } from "vitest";
 import type { Props } from "../provider/json.js";
 import {
   clientUpdate,
+  fieldsToRead,
   planCreate,
   planDelete,
   planDiff,
+  planRead,
   planUpdate,
 } from "../provider/plan/client-settings.js";
 import { declaredClient } from "../provider/plan/declared.js";
@@ -231,5 +233,57 @@ describe("a put-back the platform would refuse (defect 10)", () => {
           "organizationRequireBehavior first. Nothing was sent.",
       }),
     );
+  });
+});
+
+describe("key material the credentials cannot read (defect 5)", () => {
+  /** A client as answered to credentials without read:client_keys: no key material at all. */
+  const hidden = () => live();
+
+  it("refuses a partial key-material object before anything is sent, naming the scope", () => {
+    const fields = {
+      clientAuthenticationMethods: { privateKeyJwt: { credentials: [{ id: "cred_B" }] } },
+    };
+    expect(() => planCreate(declared(fields), hidden())).toThrowError(
+      expect.objectContaining({
+        name: "TenantValidationError",
+        message:
+          `clientAuthenticationMethods of client ${ID} cannot be seen: the tenant answers it only ` +
+          "to credentials with read:client_keys (or read:client_credentials), and without it what " +
+          "the program does not declare there would be lost and nothing could be put back; grant " +
+          "read:client_keys to the provider's credentials. Nothing was sent.",
+      }),
+    );
+  });
+
+  it("refuses an encryption key declared without seeing the live one", () => {
+    expect(() =>
+      planCreate(declared({ encryptionKey: { subject: "CN=y" } }), hidden()),
+    ).toThrowError(/^encryptionKey of client client-1 cannot be seen: /);
+  });
+
+  it("merges a partial key-material object over the live one when the key material is visible", () => {
+    const client = live({
+      client_secret: "s3cret",
+      encryption_key: { pub: "P", cert: "C", subject: "CN=x" },
+    });
+    const plan = planCreate(declared({ encryptionKey: { subject: "CN=y" } }), client);
+    expect(plan.send).toEqual({ encryption_key: { pub: "P", cert: "C", subject: "CN=y" } });
+  });
+
+  it("reads the key material along with a declared key-material field, to tell hidden from absent", () => {
+    expect(fieldsToRead(declared({ encryptionKey: { subject: "CN=y" } }))).toEqual([
+      "encryption_key",
+      "client_secret",
+      "client_authentication_methods",
+    ]);
+  });
+
+  it("keeps the client secret the state knows when a refresh cannot see it", () => {
+    const stack = new Stack(live({ client_secret: "old" }));
+    stack.create({ clientSecret: "new" });
+    const refreshed = planRead(stack.outs, hidden());
+    expect(refreshed.clientSecret).toBe("new");
+    expect(planDiff(declared({ clientSecret: "new" }), refreshed).changes).toBe(false);
   });
 });

@@ -23,7 +23,8 @@ const TENANT = "local";
 /** The client as the tenant answers it after a create of `fields`, and the outputs left. */
 function afterCreate(fields: Props): { outs: Props; live: Props } {
   const declared = declaredClient({ __resourceName: "web", clientId: ID, ...fields });
-  const before = withResponseDefaults({ client_id: ID, name: "Web" }, TENANT);
+  // Answered to credentials that may read key material: the secret shows it.
+  const before = withResponseDefaults({ client_id: ID, name: "Web", client_secret: "s" }, TENANT);
   const plan = planCreate(declared, before);
   const live = withResponseDefaults(applyClientPatch(before, plan.send), TENANT);
   return { outs: plan.report(live), live };

@@ -42,6 +42,15 @@ import {
   storePriorPaths,
 } from "./prior-paths.js";
 
+/**
+ * The fields the tenant answers only to credentials with `read:client_keys` (or
+ * `read:client_credentials`), whether they are set or not (docs/platform.md, "Key material in
+ * answers"). An answer that holds none of them may be hiding them all.
+ */
+const KEY_MATERIAL = ["client_secret", "encryption_key", "client_authentication_methods"];
+/** Key material declared as an object: what the program leaves out of it lives only in the tenant. */
+const KEY_OBJECTS = ["encryption_key", "client_authentication_methods"];
+
 /** The fields the platform fixes when a client is created: `x-strategy: fixed` in the schema. */
 const FIXED_FIELDS = CLIENT_FIELDS.filter(({ strategy }) => strategy.name === "fixed");
 const REQUIRE_BEHAVIOR = wireName(POST_LOGIN_PROMPT_FIELDS.organizationRequireBehavior);
@@ -123,6 +132,8 @@ export function fieldsToRead(
     if (!fields.includes(wire)) fields.push(wire);
   };
   for (const [wire] of removed) if (wire !== undefined) add(wire);
+  // Any key material in the answer shows the credentials may see it all (see refuseHiddenKeys).
+  if (fields.some((wire) => KEY_OBJECTS.includes(wire))) KEY_MATERIAL.forEach(add);
   if (declared.values[REQUIRE_BEHAVIOR] !== undefined) add(OIDC_CONFORMANT);
   if (fields.includes(OIDC_CONFORMANT) && declared.values[OIDC_CONFORMANT] === undefined) {
     add(REQUIRE_BEHAVIOR);
@@ -188,6 +199,10 @@ export function planUpdate(update: ClientUpdate, live?: WireFields): ClientSetti
   }
   const removed = new Set(update.removed.map(pathKey));
   const putBack = prior.filter(({ path }) => removed.has(pathKey(path)));
+  if (live !== undefined) {
+    const putBackFields = putBack.map(({ path }) => path[0]).filter((wire) => wire !== undefined);
+    refuseHiddenKeys(declared, live, putBackFields);
+  }
   Object.assign(send, putBackBody(putBack, current, values, send));
   if (live !== undefined) refusePutBackConflicts(declared, putBack, live, send);
   const byPath = new Map(prior.map((entry) => [pathKey(entry.path), entry]));
@@ -197,10 +212,20 @@ export function planUpdate(update: ClientUpdate, live?: WireFields): ClientSetti
   return plan(declared, send, remember, current);
 }
 
-/** Read (refresh): the outputs for the live client; priors kept as they are. */
+/**
+ * Read (refresh): the outputs for the live client; priors kept as they are. Declared key material
+ * the answer hides (no key material in it at all) keeps the value the state knows: the tenant
+ * does not show it to these credentials, which is not drift (docs/decisions.md, "Key material").
+ */
 export function planRead(props: Props, live: WireFields): Props {
   const declared = declaredClient(props);
-  return outputs(declared, loadPriorPaths(props.prior, declared.values), live);
+  const seen = { ...live };
+  if (keysHidden(live)) {
+    for (const wire of KEY_MATERIAL) {
+      if (Object.hasOwn(declared.values, wire)) seen[wire] = declared.values[wire];
+    }
+  }
+  return outputs(declared, loadPriorPaths(props.prior, declared.values), seen);
 }
 
 /**
@@ -348,6 +373,40 @@ function put(target: WireFields, wire: string, value: unknown): void {
 function refuseLiveConflicts(declared: DeclaredClient, live: WireFields): void {
   refuseFixedChanges(declared, withNone(live));
   refusePostLoginPrompt(declared, live);
+  refuseHiddenKeys(declared, live, []);
+}
+
+/** Whether `live` holds no key material at all: the credentials may not be allowed to see it. */
+function keysHidden(live: WireFields): boolean {
+  return KEY_MATERIAL.every((wire) => live[wire] === undefined);
+}
+
+/**
+ * Refuses to send, or put back, a key-material object (`encryption_key`,
+ * `client_authentication_methods`) the answer may be hiding: the rest of it would be lost (the
+ * platform replaces the object whole) and its prior could not be recorded, so destroy could not
+ * repair it. The answer proves nothing is hidden when it holds any key material. `putBack` names
+ * the fields whose prior is being put back.
+ */
+function refuseHiddenKeys(
+  declared: DeclaredClient,
+  live: WireFields,
+  putBack: readonly string[],
+): void {
+  if (!keysHidden(live)) return;
+  const field = CLIENT_FIELDS.find(
+    ({ wire }) =>
+      KEY_OBJECTS.includes(wire) && (declared.values[wire] !== undefined || putBack.includes(wire)),
+  );
+  if (field === undefined) return;
+  throw new TenantValidationError({
+    subject: `${field.field} of client ${declared.clientId}`,
+    reason:
+      "cannot be seen: the tenant answers it only to credentials with read:client_keys (or " +
+      "read:client_credentials), and without it what the program does not declare there would be " +
+      "lost and nothing could be put back",
+    remedy: "grant read:client_keys to the provider's credentials. Nothing was sent.",
+  });
 }
 
 /** The live client, with null for a fixed field it has no value of. */
