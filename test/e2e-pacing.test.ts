@@ -8,7 +8,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  generatedClients,
   startTenantApi,
   type TenantApi,
   type TenantApiOptions,
@@ -17,7 +16,6 @@ import {
 import { budget } from "./support/budgets.js";
 import {
   type ConfigValues,
-  clientsFile,
   installedExample,
   tenantConfig,
   undoAfterEach,
@@ -25,8 +23,15 @@ import {
   writesTo,
 } from "./support/e2e.js";
 import type { InstalledProject } from "./support/installed-package.js";
+import {
+  converged,
+  type Managed,
+  managedClients,
+  type PacedStack,
+  pacedStack,
+} from "./support/paced-stack.js";
 import { installPlugin } from "./support/plugin.js";
-import { PulumiProject, type PulumiResult, type RunOptions } from "./support/pulumi.js";
+import { PulumiProject } from "./support/pulumi.js";
 
 /** The tenant of the issue's measurement: 10 requests/s with a bucket of 20. */
 const RATE_LIMIT = { rate: 10, burst: 20 };
@@ -56,56 +61,16 @@ async function tenant(count: number, options: TenantApiOptions = {}): Promise<Te
   return api;
 }
 
-/** One entry of the clients file per client: a new description for each. */
-interface Managed {
-  readonly clientId: string;
-  readonly description: string;
-}
-
 /**
- * A stack of the installed program declaring `managed` against `api`, with `extra` stack config
- * and settings merged into every entry (a `tenant` input, say).
+ * A stack of the installed program declaring `managed` against `api`, with `config` merged into the
+ * stack config and `settings` into every entry (a `tenant` input, say): test/support/paced-stack.ts.
  */
-async function stack(
+function stack(
   api: TenantApi,
   managed: readonly Managed[],
   options: { name?: string; config?: ConfigValues; settings?: Record<string, unknown> } = {},
-): Promise<{ run(command: "up" | "preview", run?: RunOptions): Promise<PulumiResult> }> {
-  const file = await clientsFile(
-    managed.map(({ clientId, description }, i) => ({
-      name: `client-${i}`,
-      clientId,
-      settings: { description, ...options.settings },
-    })),
-  );
-  undo(() => file.remove());
-  const made = await PulumiProject.create({ program: project.dir, stack: options.name ?? "e2e" });
-  undo(() => made.remove());
-  const config = {
-    ...tenantConfig(api),
-    "clients-from-data:file": { value: file.path },
-    ...options.config,
-  };
-  return { run: (command, run = {}) => made.run(command, config, { timeoutMs: RUN_MS, ...run }) };
-}
-
-/** The generated clients from `from` (0-based) on, `count` of them, each with a new description. */
-function managedClients(count: number, from = 0): Managed[] {
-  return generatedClients(from + count)
-    .slice(from)
-    .map((client, i) => ({
-      clientId: String(client.client_id),
-      description: `Managed by the platform team (${from + i})`,
-    }));
-}
-
-/** Whether every managed client holds its declared description. */
-function converged(api: TenantApi, managed: readonly Managed[]): boolean {
-  return managed.every(
-    ({ clientId, description }) =>
-      (api.store.getClient(clientId) as { description?: string } | undefined)?.description ===
-      description,
-  );
+): Promise<PacedStack> {
+  return pacedStack(project, undo, api, managed, { runMs: RUN_MS, ...options });
 }
 
 /**

@@ -5,7 +5,9 @@
  */
 
 import { afterEach, describe, expect, it } from "vitest";
-import { CommandUsageError } from "../provider/errors.js";
+import { resolveSettings } from "../provider/config.js";
+import { CommandUsageError, TenantAnswerError } from "../provider/errors.js";
+import { readClients } from "../provider/generate/reads.js";
 import { parseCliArgs } from "../provider/local-tenant/command.js";
 import {
   DEFAULT_SEED_IDS,
@@ -191,5 +193,19 @@ describe("a tenant we did not write", () => {
     expect(Object.keys(page.body as object).sort()).toEqual(["clients", "limit", "start"]);
     const bare = await tenant.get(`${CLIENTS}?per_page=2`);
     expect(Array.isArray(bare.body)).toBe(true);
+  });
+});
+
+describe("the package's reads of such a tenant", () => {
+  it("fails generate's listing of every client on a page without total, naming the request and what it lacks", async () => {
+    api = await startTenantApi({ quirks: { pagesWithoutTotal: true } });
+    const settings = resolveSettings(undefined, {
+      TENANT_DOMAIN: api.domain,
+      TENANT_CLIENT_ID: api.clientId,
+      TENANT_CLIENT_SECRET: api.clientSecret,
+    });
+    await expect(readClients(settings, { kind: "all" }, ["name"])).rejects.toThrow(
+      new TenantAnswerError("GET /clients (page 0)", 200, "a finite numeric `total`"),
+    );
   });
 });

@@ -78,6 +78,8 @@ function wholeNumber(key: string, value: string, min: number): number {
  * Parses the CLI form, `clock-offset=-2,reset-down,write-bucket=4/8,per-minute=120,
  * headers-missing-every=5,gateway-every=25,repeated-headers,retry-after=30,pages-without-total`
  * (any of them, in any order). Unknown keys are refused, so a typo is not silently a plain tenant.
+ *
+ * @internal
  */
 export function parseQuirkSpec(spec: string): QuirkOptions {
   const options: QuirkOptions = {};
