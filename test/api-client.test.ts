@@ -97,6 +97,29 @@ describe("TenantApiClient", () => {
     expect(client.stats()).toMatchObject({ retries: 1, rateLimited: 1 });
   });
 
+  it("fails at once, naming the wait the tenant asked for and the deadline, when the wait ends past the deadline", async () => {
+    const client = await clientFor(
+      inOrder({
+        status: 429,
+        body: { errorCode: "too_many_requests" },
+        headers: { "retry-after": "120" },
+      }),
+    );
+    const started = Date.now();
+    const error = await client
+      .call(
+        { ...context(5000), deadlineAt: Date.now() + 5000 },
+        { method: "GET", path: "/clients/abc" },
+      )
+      .catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(error).toBeInstanceOf(TenantTimeoutError);
+    expect((error as Error).message).toBe(
+      'ClientSettings "web": GET /clients/abc was refused by the rate limit (429), and the server asked to wait 120 s ' +
+        "(Retry-After) before another try, past the operation deadline of 5 s (set tenant:operationTimeoutSeconds to change it), of which 5 s were left",
+    );
+  });
+
   it("retries a connection dropped without an answer", async () => {
     const client = await clientFor(inOrder("drop", ok));
     const answer = await client.call(context(), { method: "DELETE", path: "/event-streams/x" });
@@ -153,15 +176,17 @@ describe("TenantApiClient", () => {
     expect(answer.status).toBe(404);
   });
 
-  it("times out a request that never answers, after its retries", async () => {
+  it("gives up on a request that never answers after its timeout, without retrying it", async () => {
     const client = await clientFor(inOrder("hang"), { requestTimeoutMs: 150 });
     await expect(
       client.call(context(), { method: "GET", path: "/clients/abc" }),
     ).rejects.toThrowError(
       new TenantTimeoutError(
-        'ClientSettings "web": GET /clients/abc got no answer within 150 ms (3 attempts)',
+        `ClientSettings "web": GET /clients/abc got no answer from ${server?.url} within 150 ms ` +
+          "(1 attempt); gave up: is a tenant listening there? (tenant:requestTimeoutSeconds sets the wait)",
       ),
     );
+    expect(server?.seen).toHaveLength(1);
   });
 
   it("stops at the operation deadline even while attempts could go on", async () => {
@@ -176,7 +201,7 @@ describe("TenantApiClient", () => {
     );
   });
 
-  it("reports a tenant that cannot be reached as a network error", async () => {
+  it("reports a refused connection as a network error at once, with its likely fix", async () => {
     server = await startScriptedServer(inOrder(ok));
     const url = server.url;
     await server.stop();
@@ -186,7 +211,8 @@ describe("TenantApiClient", () => {
     await expect(failure).rejects.toBeInstanceOf(TenantNetworkError);
     await expect(failure).rejects.toThrow(
       new RegExp(
-        `^ClientSettings "web": GET /clients/abc could not reach ${url}: connect ECONNREFUSED 127\\.0\\.0\\.1:\\d+ \\(3 attempts\\)$`,
+        `^ClientSettings "web": GET /clients/abc could not reach ${url}: the connection was ` +
+          "refused \\(ECONNREFUSED\\): is the tenant running at that address and port\\?$",
       ),
     );
   });
@@ -277,6 +303,32 @@ describe("TenantApiClient with client credentials", () => {
     expect(client.stats().tokenRequests).toBe(2);
   });
 
+  it("fails every operation at once, saying why, when the token endpoint asks for a wait past the token request's limit", async () => {
+    const client = await clientFor(
+      (request) =>
+        request.url === "/oauth/token"
+          ? { status: 429, body: { error: "too_many_requests" }, headers: { "retry-after": "600" } }
+          : ok,
+      { credentials: credentialsFor },
+    );
+    const started = Date.now();
+    const errors = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        client
+          .call(context(5000), { method: "GET", path: "/clients/abc" })
+          .catch((e: unknown) => e),
+      ),
+    );
+    expect(Date.now() - started).toBeLessThan(4000);
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(TenantAuthError);
+      expect((error as Error).message).toBe(
+        `ClientSettings "web": the token request for client m2m to ${server?.url}/oauth/token was refused by the rate limit (429), ` +
+          "and the server asked to wait 600 s (Retry-After) before another try, past the token request's own limit of 60 s, of which 60 s were left",
+      );
+    }
+  });
+
   it("names the client and the token endpoint's answer when the credentials are refused, not the secret", async () => {
     const client = await clientFor(
       inOrder({ status: 401, body: { error: "access_denied", error_description: "Unauthorized" } }),
@@ -287,7 +339,8 @@ describe("TenantApiClient with client credentials", () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TenantAuthError);
     expect((error as Error).message).toBe(
-      `ClientSettings "web": getting an access token for client m2m from ${server?.url}/oauth/token failed with 401 access_denied: Unauthorized`,
+      `ClientSettings "web": getting an access token for client m2m from ${server?.url}/oauth/token failed with 401 access_denied: Unauthorized; ` +
+        "check the client secret given for client m2m",
     );
     expect(inspect(error, { depth: 10, showHidden: true })).not.toContain(SECRET);
   });
@@ -303,6 +356,27 @@ describe("retryDelayMs", () => {
     expect(retryDelayMs(1, answer(429, { "retry-after": "2" }), policy, () => 0.999)).toBeCloseTo(
       2249.75,
     );
+  });
+
+  it("takes an empty Retry-After as saying nothing, not as no wait, and waits until the reset", () => {
+    const now = () => 1_700_000_000_000;
+    const refused = answer(429, { "retry-after": "", "x-ratelimit-reset": "1700000003" });
+    expect(retryDelayMs(1, refused, policy, () => 0, now)).toBe(3000);
+  });
+
+  it("reads the reset by the tenant's clock when the answer has a Date", () => {
+    // The tenant's clock is 2 s behind ours: its reset is 5 s away, not 3.
+    const now = () => 1_700_000_000_000;
+    const refused = answer(429, {
+      "x-ratelimit-reset": "1700000003",
+      date: new Date(1_699_999_998_000).toUTCString(),
+    });
+    expect(retryDelayMs(1, refused, policy, () => 0, now)).toBe(5000);
+  });
+
+  it("never asks for a wait longer than Node's timer can hold, which would fire after 1 ms", () => {
+    const refused = answer(429, { "retry-after": "3000000" });
+    expect(retryDelayMs(1, refused, policy, () => 0)).toBe(2 ** 31 - 1);
   });
 
   it("waits until x-ratelimit-reset on a 429 without Retry-After", () => {

@@ -2,6 +2,7 @@ import { type AxiosInstance, isAxiosError } from "axios";
 import type { Credentials } from "../config.js";
 import { TenantAuthError } from "../errors.js";
 import { CLIENT_ASSERTION_TYPE, signClientAssertion } from "./client-assertion.js";
+import { describeWaitPastDeadline, waitPastDeadline } from "./http.js";
 import { abortable, describeTransportFailure } from "./transport-failures.js";
 
 /** Supplies bearer tokens for the management API. */
@@ -95,8 +96,22 @@ export function tokenRefusal(
       `${clientId} for private_key_jwt, with the algorithm of ${alg} (${credentials.alg})`
     );
   }
-  return `getting an access token for client ${clientId} from ${tokenUrl} failed with ${said}`;
+  // A refused secret is the usual 401: say what to check, not only what the endpoint said.
+  const hint =
+    status === 401 || answer.error === "invalid_client"
+      ? `; check the client secret given for client ${clientId}`
+      : "";
+  return `getting an access token for client ${clientId} from ${tokenUrl} failed with ${said}${hint}`;
 }
+
+/**
+ * How long one token request may take, its retries and the waits the token endpoint asks for
+ * included: a minute. Every operation that needs a token waits for the one request (which is not
+ * tied to any one operation's deadline), so without a bound of its own a token endpoint that
+ * answered 429 with a long `Retry-After` held every operation until its deadline, each then
+ * failing with "timeout" and not why (docs/decisions.md, "A tenant we did not write").
+ */
+const TOKEN_REQUEST_LIMIT_MS = 60_000;
 
 /**
  * Exchanges client credentials (a secret, or a client assertion signed with a private key) for an
@@ -116,6 +131,8 @@ export class ClientCredentialsTokenSource implements TokenSource {
     private readonly credentials: ClientCredentials,
     private readonly http: AxiosInstance,
     private readonly now: () => number = Date.now,
+    /** How long one token request may take in all ({@link TOKEN_REQUEST_LIMIT_MS}). */
+    private readonly limitMs: number = TOKEN_REQUEST_LIMIT_MS,
   ) {
     // The body is made for each attempt, the first and every retry (the retries go through the
     // request interceptors again): a client assertion's jti is accepted once, so a retry of a
@@ -159,14 +176,32 @@ export class ClientCredentialsTokenSource implements TokenSource {
     const { clientId, tokenUrl } = this.credentials;
     this.requests += 1;
     let body: Record<string, unknown>;
+    const limit = AbortSignal.timeout(this.limitMs);
+    const ownLimit = `the token request's own limit of ${Math.round(this.limitMs / 1000)} s`;
     try {
       // The body is the interceptor's (see the constructor).
-      const response = await this.http.request({ method: "POST", url: tokenUrl });
+      const response = await this.http.request({
+        method: "POST",
+        url: tokenUrl,
+        signal: limit,
+        deadlineAt: Date.now() + this.limitMs,
+      });
       body = (response.data ?? {}) as Record<string, unknown>;
     } catch (error) {
+      const past = waitPastDeadline(error);
+      if (past !== undefined) {
+        const what = `the token request for client ${clientId} to ${tokenUrl}`;
+        throw new TenantAuthError(describeWaitPastDeadline(what, past, ownLimit));
+      }
+      if (limit.aborted) {
+        throw new TenantAuthError(
+          `getting an access token for client ${clientId} from ${tokenUrl} did not finish within ${ownLimit}`,
+        );
+      }
       if (!isAxiosError(error) || !error.response) {
         throw new TenantAuthError(
-          `getting an access token from ${tokenUrl} failed: ${describeTransportFailure(error)}`,
+          `getting an access token from ${tokenUrl} failed: ` +
+            describeTransportFailure(error, new URL(tokenUrl).origin),
         );
       }
       const answer = (error.response.data ?? {}) as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { type AxiosInstance, isAxiosError } from "axios";
-import type { TenantSettings } from "../config.js";
+import { CONFIG_KEYS, type TenantSettings } from "../config.js";
 import {
   TenantApiError,
   TenantAuthError,
@@ -14,11 +14,13 @@ import {
   createApiHttp,
   createAuthHttp,
   DEFAULT_RETRY_POLICY,
+  describeWaitPastDeadline,
   type HttpStats,
   type RetryPolicy,
+  waitPastDeadline,
 } from "./http.js";
 import { TenantRateLimiter } from "./rate-limiter.js";
-import { describeTransportFailure, isCanceled, isTimeout } from "./transport-failures.js";
+import { describeTransportFailure, isCanceled, isTimeout, mayHeal } from "./transport-failures.js";
 
 /** One call to the management API. */
 export interface ApiRequest {
@@ -55,6 +57,11 @@ export interface OperationContext {
   readonly signal: AbortSignal;
   /** The deadline, for the error message. */
   readonly deadlineMs: number;
+  /**
+   * When the deadline passes (ms since the epoch): a wait the tenant asks for that ends later is
+   * not waited for, the operation fails at once saying so. Unbounded when absent.
+   */
+  readonly deadlineAt?: number;
 }
 
 /** Counters for one tenant client. */
@@ -84,7 +91,12 @@ export class TenantApiClient {
 
   constructor(
     settings: TenantSettings,
-    options: { limiter?: TenantRateLimiter; retryPolicy?: RetryPolicy } = {},
+    options: {
+      limiter?: TenantRateLimiter;
+      retryPolicy?: RetryPolicy;
+      /** Told of each retry of a failure that may heal ({@link createApiHttp}). */
+      notice?: (line: string) => void;
+    } = {},
   ) {
     this.settings = settings;
     const policy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
@@ -95,6 +107,7 @@ export class TenantApiClient {
       limiter: this.limiter,
       policy,
       stats: this.counters,
+      notice: options.notice,
     });
     const { credentials } = settings;
     this.tokens =
@@ -102,7 +115,12 @@ export class TenantApiClient {
         ? new StaticTokenSource(credentials.token)
         : new ClientCredentialsTokenSource(
             credentials,
-            createAuthHttp({ timeoutMs: settings.requestTimeoutMs, policy, stats: this.counters }),
+            createAuthHttp({
+              timeoutMs: settings.requestTimeoutMs,
+              policy,
+              stats: this.counters,
+              notice: options.notice,
+            }),
           );
   }
 
@@ -149,6 +167,7 @@ export class TenantApiClient {
           data,
           headers: { authorization: `Bearer ${token}` },
           signal: context.signal,
+          deadlineAt: context.deadlineAt,
           validateStatus: (status) =>
             (status >= 200 && status < 300) || (request.accept?.includes(status) ?? false),
         });
@@ -190,6 +209,12 @@ export class TenantApiClient {
   ): TenantError {
     const what = `${request.method} ${request.path}`;
     if (error instanceof TenantError) return error;
+    const past = waitPastDeadline(error);
+    if (past !== undefined) {
+      const setting = this.settings.timeoutSettings?.operation ?? CONFIG_KEYS.operationTimeout.key;
+      const deadline = `the operation deadline of ${Math.round(context.deadlineMs / 1000)} s (set ${setting} to change it)`;
+      return new TenantTimeoutError(describeWaitPastDeadline(what, past, deadline));
+    }
     if (isAxiosError(error) && error.response) {
       const body = (error.response.data ?? {}) as Record<string, unknown>;
       return new TenantApiError({
@@ -207,22 +232,28 @@ export class TenantApiClient {
     }
     const attempts = 1 + retryCount(error);
     if (isCanceled(error) || context.signal.aborted) return this.deadlineError(context, what);
+    const { origin, requestTimeoutMs, timeoutSettings } = this.settings;
     if (isTimeout(error)) {
+      // Not retried (http.ts): a server that accepted the connection and let one attempt time
+      // out is given up on then, rather than at the operation deadline.
       return new TenantTimeoutError(
-        `${what} got no answer within ${this.settings.requestTimeoutMs} ms ` +
-          `(${plural(attempts, "attempt")})`,
+        `${what} got no answer from ${origin} within ${duration(requestTimeoutMs)} ` +
+          `(${plural(attempts, "attempt")}); gave up: is a tenant listening there? ` +
+          `(${timeoutSettings?.request ?? CONFIG_KEYS.requestTimeout.key} sets the wait)`,
       );
     }
+    // A failure that cannot heal had one attempt; one that may heal says how many it had.
+    const tries = mayHeal(error) ? ` (${plural(attempts, "attempt")})` : "";
     return new TenantNetworkError(
-      `${what} could not reach ${this.settings.origin}: ` +
-        `${describeTransportFailure(error)} (${plural(attempts, "attempt")})`,
+      `${what} could not reach ${origin}: ${describeTransportFailure(error, origin)}${tries}`,
     );
   }
 
   private deadlineError(context: OperationContext, what: string): TenantTimeoutError {
+    const setting = this.settings.timeoutSettings?.operation ?? CONFIG_KEYS.operationTimeout.key;
     return new TenantTimeoutError(
       `${what} did not finish within the operation deadline of ` +
-        `${Math.round(context.deadlineMs / 1000)} s (set tenant:operationTimeoutSeconds to change it)`,
+        `${Math.round(context.deadlineMs / 1000)} s (set ${setting} to change it)`,
     );
   }
 }
@@ -245,6 +276,11 @@ function encodeBody(request: ApiRequest): string | undefined {
   }
 }
 
+/** `150 ms`, `30 s`: whole seconds as seconds. */
+function duration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
 function retryCount(error: unknown): number {
   if (!isAxiosError(error)) return 0;
   const state = (error.config as Record<string, unknown> | undefined)?.["axios-retry"] as
@@ -262,5 +298,6 @@ export function startOperation(settings: TenantSettings, resource: string): Oper
     resource,
     signal: AbortSignal.timeout(settings.operationTimeoutMs),
     deadlineMs: settings.operationTimeoutMs,
+    deadlineAt: Date.now() + settings.operationTimeoutMs,
   };
 }
