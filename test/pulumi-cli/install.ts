@@ -2,13 +2,15 @@
  * `npm run pulumi-cli` (and `npm ci`, through `prepare`): makes sure every pulumi CLI that the
  * tests pin is at hand, building the missing ones from their Go modules (docs/pulumi-cli.md), then
  * Pulumi's YAML language host (linked next to every CLI), our SDK generator (test/sdk-gen) and
- * examples/go against the Go SDK it generates (so that the tests build it offline), and the
+ * examples/go against the Go SDK it generates (so that the tests build it offline), actionlint
+ * (test/pulumi-cli/actionlint, for examples/pipeline's workflow), and the
  * Python environment of the Python SDK's tests and release (test/support/python-env.ts). This is
  * the step that may use the network (Go's module proxy, the Python package index); nothing after
  * it does. On a machine without Go, or without Python 3.10 or later, it says so in one sentence
  * and exits 0, so that `npm ci` still installs the package; the tests then stop with the same
  * sentence.
  */
+import { ensureActionlint } from "../support/actionlint.js";
 import { ensureGoExample } from "../support/go-example.js";
 import {
   buildSeconds,
@@ -54,6 +56,15 @@ async function main(): Promise<void> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (message !== noSdkGenMessage()) throw error;
+    process.stderr.write(`warning: ${message}\n`);
+  }
+  try {
+    const linter = await ensureActionlint();
+    const built = linter.seconds === undefined ? "" : `, built in ${linter.seconds} s`;
+    process.stdout.write(`actionlint ${linter.version} (built${built}): ${linter.path}\n`);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!message.startsWith("no actionlint ")) throw error;
     process.stderr.write(`warning: ${message}\n`);
   }
   try {
