@@ -7,7 +7,7 @@
  */
 
 import { connect } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { requestTargetProblem } from "../provider/local-tenant/context.js";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { startTenantApi, type TenantApi } from "../provider/local-tenant/server.js";
@@ -207,6 +207,51 @@ describe("the control routes spelled plainly", () => {
     );
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ client_id: PORTAL });
+  });
+});
+
+describe("malformed management paths", () => {
+  it("answers each with a 4xx in the API's shape and writes no stack trace on stderr", async () => {
+    const api = await started();
+    const token = await api.mintToken({ scopes: api.scopes });
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    const answers: { target: string; status: number; shape: string[] }[] = [];
+    try {
+      for (const target of [
+        "HTTP://localhost/api/v2/clients",
+        `HTTP://127.0.0.1:${api.port}/api/v2/clients/a%2fb`,
+        `http://127.0.0.1:${api.port}/api/v2/event-streams/%2e`,
+        "//api/v2/clients",
+        "/api/v2/clients/%",
+        "/api/v2/clients/%E0%A4%A",
+        "/api/v2/clients/%C0%AF",
+        "/api/v2/users/%ZZ",
+        `/api/v2/clients/${"x".repeat(1001)}`,
+        "/api/v2/event-streams/%2F",
+        "/oauth/token%",
+        "/.well-known/%",
+      ]) {
+        for (const authorization of ["", `\r\nAuthorization: Bearer ${token}`]) {
+          const answer = await exchange(
+            api.port,
+            `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${api.port}${authorization}`,
+          );
+          const body = JSON.parse(answer.body) as Record<string, unknown>;
+          answers.push({ target, status: answer.status, shape: Object.keys(body).sort() });
+        }
+      }
+      expect(stderr).not.toHaveBeenCalled();
+    } finally {
+      stderr.mockRestore();
+    }
+    for (const answer of answers) {
+      expect(answer.status >= 400 && answer.status < 500, `${answer.target} ${answer.status}`).toBe(
+        true,
+      );
+    }
+    // The API's error shape, or the OAuth shape on the token route.
+    const shapes = ["error,errorCode,message,statusCode", "error,error_description"];
+    for (const answer of answers) expect(shapes).toContain(answer.shape.join(","));
   });
 });
 
