@@ -1,7 +1,7 @@
 /**
  * `pulumi-tenant/testing`: the local tenant (docs/local-tenant.md) for a user's own tests. It runs
  * in the caller's process, on loopback, on a free port, and is the same server this package's own
- * tests, demo and benchmarks use. README "Testing your own program" has the recipe.
+ * tests, demo and benchmarks use. docs/guides/testing-your-program.md has the recipe.
  *
  * Nothing of this module is loaded by `require("pulumi-tenant")` or by the provider host: only a
  * test that imports `pulumi-tenant/testing` pays for the server.
@@ -84,7 +84,7 @@ export interface LocalTenantOptions {
   /** Lifetime of issued tokens in seconds; default 86400. */
   tokenTtlSeconds?: number | undefined;
   /**
-   * The deployment client (`clientId`) logs in by private key JWT, as README "Configuration"
+   * The deployment client (`clientId`) logs in by private key JWT, as docs/installation-configuration.md, "Configuration"
    * recommends for pipelines: a key pair is generated, its public key registered on the client,
    * and the private key handed to the test as `clientAssertionPrivateKey` (and in
    * `stackConfig()`, a secret); the client's secret is then refused. Default false.

@@ -1,5 +1,5 @@
 /**
- * Node.js 22, 24 and 26 (README, "Where it runs"): the packed package in a user's project
+ * Node.js 22, 24 and 26 (docs/installation-configuration.md, "Where it runs"): the packed package in a user's project
  * installed by npm, the tenant example's whole lifecycle under each supported line, its program
  * and provider hosts run by that line's `node`.
  */

@@ -1,5 +1,5 @@
 /**
- * pnpm, Yarn and monorepos (README, "Where it runs"): the packed package in a user's project as
+ * pnpm, Yarn and monorepos (docs/installation-configuration.md, "Where it runs"): the packed package in a user's project as
  * each package manager lays it out, the tenant example's whole lifecycle under the real pulumi
  * CLI; and the one layout that cannot work, Plug'n'Play, refused at preview with one sentence.
  */

@@ -1,5 +1,5 @@
 /**
- * The provider plugin's login by private key JWT (README, "Configuration"): examples/yaml under the
+ * The provider plugin's login by private key JWT (docs/installation-configuration.md, "Configuration"): examples/yaml under the
  * real pulumi CLI with the plugin from the packed package, both tenants' deployment clients logging
  * in with a key: the main tenant's through the plugin's config (`tenant:clientAssertionPrivateKey`,
  * a secret), the staging tenant's through an explicit `pulumi:providers:tenant`'s inputs.

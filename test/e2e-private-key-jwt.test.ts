@@ -1,5 +1,5 @@
 /**
- * The provider's own login by private key JWT (README, "Configuration"), through the real pulumi
+ * The provider's own login by private key JWT (docs/installation-configuration.md, "Configuration"), through the real pulumi
  * CLI: the tenant example's whole lifecycle with the key from the stack config (a secret) and from
  * the environment, and each refusal with its own sentence, no byte of the key anywhere.
  */

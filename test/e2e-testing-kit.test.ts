@@ -1,5 +1,5 @@
 /**
- * The recipe of README "Testing your own program", as a user runs it: `examples/testing/` in a
+ * The recipe of docs/guides/testing-your-program.md, as a user runs it: `examples/testing/` in a
  * fresh project that installed the packed package (with vitest, TypeScript and the local tenant's
  * optional peers), its own vitest run, the Automation API driving the pinned pulumi CLI through
  * preview, up, the drift gate and destroy against a local tenant seeded from a snapshot.

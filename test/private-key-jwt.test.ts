@@ -1,5 +1,5 @@
 /**
- * The provider's own login by private key JWT (RFC 7523; README, "Configuration"): the settings
+ * The provider's own login by private key JWT (RFC 7523; docs/installation-configuration.md, "Configuration"): the settings
  * and their rules, the assertion the provider signs, the local tenant's check of it as the
  * platform does, and the sentence of each refusal.
  */

@@ -1,6 +1,6 @@
 /**
  * `pulumi-tenant/testing` (`startLocalTenant`), the seed format's version and errors, and
- * `pulumi-tenant snapshot` taken of a local tenant (README "Testing your own program",
+ * `pulumi-tenant snapshot` taken of a local tenant (docs/guides/testing-your-program.md,
  * docs/local-tenant.md).
  */
 

@@ -2,7 +2,7 @@ module pulumi-tenant/examples/go
 
 go 1.26
 
-// The Go SDK of the provider plugin, generated from its schema into ./sdk (README, "Go"): Pulumi's
+// The Go SDK of the provider plugin, generated from its schema into ./sdk (docs/guides/languages.md, "Go"): Pulumi's
 // code generator writes the package `tenant` into sdk/go/tenant, in the module one up.
 replace github.com/pulumi-tenant/pulumi-tenant/sdk/go => ./sdk/go
 

@@ -1,6 +1,6 @@
 // A small driver that runs program.go with Pulumi's Automation API as an inline program
 // (auto.UpsertStackInlineSource): the pulumi CLI on PATH talks to this process itself, so a Go
-// program runs with no Go language host and no Pulumi.yaml (README, "Go"). One command a run,
+// program runs with no Go language host and no Pulumi.yaml (docs/guides/languages.md, "Go"). One command a run,
 // for a shell or a CI job: preview, up, gate (the drift gate) or destroy. What Pulumi prints goes
 // to stderr; stdout gets one line of JSON saying what the run did.
 package main
@@ -31,7 +31,7 @@ const projectName = "tenant-go"
 const exitDrift = 7
 
 // The tenant's settings, read from the environment and kept in the stack config: the provider
-// plugin's own names (README, "Configuration"); the secrets are stored encrypted.
+// plugin's own names (docs/installation-configuration.md, "Configuration"); the secrets are stored encrypted.
 var tenantSettings = []struct {
 	env, key string
 	secret   bool

@@ -1,5 +1,5 @@
 // The tenant's configuration as a Go program, on the Go SDK that Pulumi's code generator makes from
-// the provider plugin's schema (README, "Go"). This file is the Pulumi program alone, a
+// the provider plugin's schema (docs/guides/languages.md, "Go"). This file is the Pulumi program alone, a
 // pulumi.RunFunc; main.go runs it through the Automation API as an inline program, so no Go
 // language host is needed. It declares what examples/yaml declares in its first tenant.
 package main

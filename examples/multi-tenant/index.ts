@@ -4,7 +4,7 @@
  * input; one connection object is shared by all the resources of a tenant. The stack config's
  * `tenant:*` keys are not used.
  *
- * Stack config (namespace `multi-tenant`; see README, "Several tenants"):
+ * Stack config (namespace `multi-tenant`; see docs/installation-configuration.md, "Several tenants"):
  *   stagingDomain, stagingClientId, stagingClientSecret (secret),
  *   stagingPortalClientId, stagingDashboardClientId; the same five keys for production
  *

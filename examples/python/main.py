@@ -28,7 +28,7 @@ PROJECT_NAME = "tenant-python"
 EXIT_DRIFT = 7
 
 # The tenant's settings, read from the environment and kept in the stack config under the provider
-# plugin's own names (README, "Configuration"); the secrets are stored encrypted.
+# plugin's own names (docs/installation-configuration.md, "Configuration"); the secrets are stored encrypted.
 TENANT_SETTINGS: Sequence[tuple[str, str, bool]] = (
     ("TENANT_DOMAIN", "tenant:domain", False),
     ("TENANT_CLIENT_ID", "tenant:clientId", False),

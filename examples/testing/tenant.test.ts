@@ -11,7 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 // The package root, not `@pulumi/pulumi/automation`: that subpath is a folder, which an ES module
-// cannot import (Node.js and tsc refuse it; README, "Testing your own program").
+// cannot import (Node.js and tsc refuse it; docs/guides/testing-your-program.md).
 import { automation } from "@pulumi/pulumi";
 import { type LocalTenant, startLocalTenant } from "pulumi-tenant/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -41,7 +41,7 @@ export interface Holds {
  * The info line about long waits: how long, the real cause (the reserve, this run's ceiling, the
  * window of requests waiting for their answers, the tenant's bucket empty after a 429), what the
  * tenant had left, and the setting to tune where there is one. Names the settings as the `tenant`
- * input spells them; the README's "Sharing the rate limit with production" gives every other
+ * input spells them; docs/guides/sharing-the-rate-limit.md gives every other
  * spelling.
  *
  * @internal

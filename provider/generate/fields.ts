@@ -22,7 +22,7 @@ import { clientFieldSchema } from "../schema/wire.js";
 /**
  * The fields declared when `--fields` is not given: what a team changes on web and single-page
  * applications (where users are sent, which origins and grants are allowed, token lifetimes,
- * organizations, metadata). Listed in README "Adopt an existing tenant"; keep the two in step.
+ * organizations, metadata). Listed in docs/guides/adopting-a-tenant.md; keep the two in step.
  */
 export const DEFAULT_FIELDS: readonly ClientSettingsField[] = [
   "name",

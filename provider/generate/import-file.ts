@@ -3,7 +3,7 @@
  * program, by type token of the provider plugin, name and id, for `pulumi import --file`. Pulumi
  * then adopts them through the plugin and writes the program in the project's own language, so a
  * Python, Go, .NET, Java or YAML team adopts a tenant as a TypeScript team does with the
- * generated program (README, "Adopt an existing tenant"). Pure and deterministic, as the project's
+ * generated program (docs/guides/adopting-a-tenant.md). Pure and deterministic, as the project's
  * other files.
  *
  * @module

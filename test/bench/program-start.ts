@@ -1,5 +1,5 @@
 /**
- * How fast a user's TypeScript program starts, the two supported ways (README, "TypeScript"):
+ * How fast a user's TypeScript program starts, the two supported ways (docs/installation-configuration.md, "Installing in your project"):
  * Node.js's own type stripping (`typescript: false`, `"type": "module"`) and ts-node (Pulumi's
  * default, with the README's TypeScript range). The tenant example in a user's project installed
  * by npm, under Node.js 22 (the tests' line), run by the lock's pulumi CLI against a local tenant;

@@ -1,5 +1,5 @@
 /**
- * The lifecycle every supported environment must pass (README, "Where it runs"): the tenant
+ * The lifecycle every supported environment must pass (docs/installation-configuration.md, "Where it runs"): the tenant
  * example in a user's project, installed by a package manager under a Node.js line, taken by the
  * real pulumi CLI through preview, up, the drift gate, the repair and destroy, with no secret in
  * the state or the output.
@@ -159,7 +159,7 @@ export async function tenantUserStack(spec: TenantUserStackSpec): Promise<UserSt
 /**
  * The lifecycle ({@link expectTenantLifecycle}) of `user`, checked to have run its program under
  * the Node.js line it asked for, then reported as one line of the run's output, which the table
- * of what is tested quotes (README, "Where it runs").
+ * of what is tested quotes (docs/installation-configuration.md, "Where it runs").
  */
 export async function expectLifecyclePasses(user: UserStack, gateExit = 7): Promise<void> {
   const outputs = await expectTenantLifecycle(user.stack, gateExit);

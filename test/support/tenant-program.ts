@@ -8,7 +8,7 @@ import type { UserProjectSpec } from "./user-project.js";
 
 const EXAMPLE = resolve(__dirname, "..", "..", "examples", "tenant");
 
-/** How a user's program is turned from TypeScript into JavaScript (README, "TypeScript"). */
+/** How a user's program is turned from TypeScript into JavaScript (docs/installation-configuration.md, "Installing in your project"). */
 export type TypeScriptWay = "type-stripping" | "ts-node";
 
 /**
