@@ -1,0 +1,110 @@
+/**
+ * Ownership by path through the real pulumi CLI (issue 54, the starred defects): a path removed
+ * from the program is a change and goes back to its prior (2), what the client did not have goes
+ * back to absent (3), a refresh that cannot see key material does not drift (5), and a declared
+ * null the tenant keeps as its default does not drift (6). The clients-from-data example, so that
+ * each step only rewrites a JSON file.
+ */
+
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  ADMIN_SCOPES,
+  DEFAULT_SEED,
+  DEFAULT_SEED_IDS,
+  type TenantApiOptions,
+} from "../provider/local-tenant/index.js";
+import { budget } from "./support/budgets.js";
+import { clientsFile, example, type Stack, startStack } from "./support/e2e.js";
+import type { PulumiCommand, PulumiResult, RunOptions } from "./support/pulumi.js";
+
+const PORTAL = DEFAULT_SEED_IDS.regularWeb;
+
+let s: Stack | undefined;
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await s?.stop();
+  s = undefined;
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+/** A stack of the clients-from-data example managing the portal client with `settings`. */
+async function portalStack(settings: unknown, api: TenantApiOptions = {}) {
+  const entries = (next: unknown) => [{ name: "portal", clientId: PORTAL, settings: next }];
+  let file = await clientsFile(entries(settings));
+  cleanups.push(() => file.remove());
+  s = await startStack(example("clients-from-data"), {}, api);
+  const stack = s;
+  return {
+    stack,
+    portal: () => stack.api.store.getClient(PORTAL) as Record<string, unknown>,
+    run: (command: PulumiCommand, options: RunOptions = {}): Promise<PulumiResult> =>
+      stack.run(command, {
+        ...options,
+        config: { "clients-from-data:file": { value: file.path } },
+      }),
+    write: async (next: unknown) => {
+      file = await clientsFile(entries(next));
+      cleanups.push(() => file.remove());
+    },
+  };
+}
+
+describe("ownership by path through the CLI", { timeout: budget({ pulumi: 4 }) }, () => {
+  it("puts back a removed nested key, add-on and metadata key, and what the client did not have", async () => {
+    const { portal, run, write } = await portalStack({
+      jwtConfiguration: { lifetimeInSeconds: 600, alg: "HS256" },
+      addons: { samlp: { audience: "urn:portal" }, wsfed: {} },
+      clientMetadata: { owner: "platform" },
+      logoUri: "https://portal.example.com/logo.png",
+    });
+    const before = structuredClone(portal());
+    expect((await run("up")).ok).toBe(true);
+    expect(portal().addons).toEqual({ samlp: { audience: "urn:portal" }, wsfed: {} });
+
+    await write({
+      jwtConfiguration: { lifetimeInSeconds: 600 },
+      addons: { samlp: { audience: "urn:portal" } },
+    });
+    const preview = await run("preview");
+    expect(preview.ok).toBe(true);
+    expect(preview.changes).toBe(true);
+    expect((await run("up")).ok).toBe(true);
+    expect(portal().jwt_configuration).toEqual({
+      ...(before.jwt_configuration as object),
+      lifetime_in_seconds: 600,
+    });
+    expect(portal().addons).toEqual({ samlp: { audience: "urn:portal" } });
+    expect(portal().client_metadata).toEqual(before.client_metadata);
+    expect(portal().logo_uri).toBe("");
+
+    expect((await run("destroy")).ok).toBe(true);
+    expect(portal().jwt_configuration).toEqual(before.jwt_configuration);
+    expect(portal().addons).toEqual({});
+  });
+
+  it("shows no drift for a null the tenant keeps as its default, nor for a secret it cannot see", async () => {
+    const seed = {
+      ...DEFAULT_SEED,
+      // The provider's credentials without read:client_keys: the tenant hides key material.
+      grants: [
+        ...(DEFAULT_SEED.grants ?? []).filter(
+          ({ client_id }) => client_id !== DEFAULT_SEED_IDS.admin,
+        ),
+        {
+          client_id: DEFAULT_SEED_IDS.admin,
+          scope: ADMIN_SCOPES.filter((scope) => scope !== "read:client_keys"),
+        },
+      ],
+    };
+    const { run } = await portalStack(
+      { tokenEndpointAuthMethod: null, clientSecret: "a-new-secret-of-the-portal" },
+      { seed },
+    );
+    expect((await run("up")).ok).toBe(true);
+    const refresh = await run("refresh", { expectNoChanges: true });
+    expect(refresh.ok).toBe(true);
+    const preview = await run("preview", { expectNoChanges: true });
+    expect(preview.ok).toBe(true);
+    expect(preview.changes).toBe(false);
+  });
+});
