@@ -61,7 +61,7 @@ export interface DeclaredClient {
 
 /**
  * The fields that accept null in a PATCH but are never null in an answer: the tenant keeps their
- * default instead (spec 2.3.6, docs/platform.md "Response-only fields"). A declared null is taken
+ * default instead (docs/platform.md, "Response-only fields"). A declared null is taken
  * as that default, the form the tenant keeps, so that it is compared (and sent) as the tenant will
  * hold it and never drifts (docs/decisions.md, "The tenant's own forms").
  */
