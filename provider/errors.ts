@@ -25,6 +25,7 @@ export const ErrorCodes = {
   answer: "ERR_TENANT_ANSWER",
   validation: "ERR_TENANT_VALIDATION",
   immutable: "ERR_TENANT_IMMUTABLE",
+  putBack: "ERR_TENANT_PUT_BACK",
   install: "ERR_TENANT_INSTALL",
   import: "ERR_TENANT_IMPORT",
   generateUsage: "ERR_GENERATE_USAGE",
@@ -276,6 +277,39 @@ export class ImmutableFieldError
     this.clientId = change.clientId;
     this.live = change.live;
     this.declared = change.declared;
+  }
+}
+
+/** One path a put-back sends, as a {@link PutBackRefusedError} names it. */
+export interface PutBackPath {
+  /** The path, the field as the user spells it and the keys inside as the wire does. */
+  readonly path: string;
+  /** The prior as shown: JSON, shortened, or a note that it is sensitive or absent. */
+  readonly prior: string;
+}
+
+/**
+ * The tenant refused a PATCH that puts paths the program no longer sets back to their priors
+ * (a removal, or delete): the message names each path and its prior, then the tenant's answer,
+ * so that the failure is never read as one of a field the program declares (docs/decisions.md,
+ * "What a resource owns").
+ *
+ * @example `ClientSettings "web": putting description back to its prior ("dd…", 200 characters) was refused: PATCH /clients/abc failed with 400 invalid_body: ...`
+ */
+export class PutBackRefusedError extends errorKind("PutBackRefusedError", ErrorCodes.putBack) {
+  readonly paths: readonly PutBackPath[];
+
+  constructor(paths: readonly PutBackPath[], cause: TenantApiError) {
+    const list = paths.map(({ path, prior }) => `${path} back to its prior (${prior})`).join(", ");
+    const one = paths.length === 1;
+    super(
+      `putting ${list} was refused: ${cause.message}. The program does not set ${one ? "it" : "them"}: ` +
+        `${one ? "it goes" : "they go"} back to what the client held before the resource managed ` +
+        `${one ? "it" : "them"}. To let the resource go without putting ${one ? "it" : "them"} back, ` +
+        "remove it from the state (pulumi state delete).",
+      { cause },
+    );
+    this.paths = paths;
   }
 }
 
