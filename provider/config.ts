@@ -3,6 +3,7 @@ import type { PacingBudget } from "./api/pacing.js";
 import { budgetProblems, resolveBudget } from "./connection/budget.js";
 import {
   type Connection,
+  type ConnectionNaming,
   type ConnectionProblem,
   type ConnectionValues,
   connectionValues,
@@ -33,6 +34,12 @@ interface Timeouts {
   readonly requestTimeoutMs: number;
   /** Bound on a whole provider operation, retries and rate-limit waits included. */
   readonly operationTimeoutMs: number;
+  /**
+   * How the user changes each bound, for the messages of a request or operation that ran out of
+   * it: `tenant:requestTimeoutSeconds` in a Pulumi program (the default when absent), the
+   * environment variable for a command.
+   */
+  readonly timeoutSettings?: { readonly request: string; readonly operation: string };
 }
 
 /** Everything the API client needs to reach one tenant. */
@@ -41,25 +48,41 @@ export interface TenantSettings extends Connection, Timeouts {
   readonly budget: PacingBudget;
 }
 
-/** The stack config keys and their environment fallbacks, in one place for the docs and errors. */
+/**
+ * The settings, in one place for the docs and every message: each one's stack config key, its
+ * environment variable, and the flag the commands (`generate`, `snapshot`, `audit`) take for it
+ * (the timeouts have none: a command reads them from the environment). A Pulumi program's messages
+ * name the key (and the variable), a command's the flag and the variable ({@link COMMAND_NAMING}).
+ */
 export const CONFIG_KEYS = {
-  domain: { key: "tenant:domain", env: "TENANT_DOMAIN" },
-  apiToken: { key: "tenant:apiToken", env: "TENANT_API_TOKEN" },
-  clientId: { key: "tenant:clientId", env: "TENANT_CLIENT_ID" },
-  clientSecret: { key: "tenant:clientSecret", env: "TENANT_CLIENT_SECRET" },
+  domain: { key: "tenant:domain", env: "TENANT_DOMAIN", flag: "--domain" },
+  apiToken: { key: "tenant:apiToken", env: "TENANT_API_TOKEN", flag: "--api-token" },
+  clientId: { key: "tenant:clientId", env: "TENANT_CLIENT_ID", flag: "--client-id" },
+  clientSecret: {
+    key: "tenant:clientSecret",
+    env: "TENANT_CLIENT_SECRET",
+    flag: "--client-secret",
+  },
   clientAssertionPrivateKey: {
     key: "tenant:clientAssertionPrivateKey",
     env: "TENANT_CLIENT_ASSERTION_PRIVATE_KEY",
+    flag: "--client-assertion-private-key-file",
   },
   clientAssertionSigningAlg: {
     key: "tenant:clientAssertionSigningAlg",
     env: "TENANT_CLIENT_ASSERTION_SIGNING_ALG",
+    flag: "--client-assertion-signing-alg",
   },
-  audience: { key: "tenant:audience", env: "TENANT_AUDIENCE" },
-  rateLimitReserve: { key: "tenant:rateLimitReserve", env: "TENANT_RATE_LIMIT_RESERVE" },
+  audience: { key: "tenant:audience", env: "TENANT_AUDIENCE", flag: "--audience" },
+  rateLimitReserve: {
+    key: "tenant:rateLimitReserve",
+    env: "TENANT_RATE_LIMIT_RESERVE",
+    flag: "--rate-limit-reserve",
+  },
   maxRequestsPerSecond: {
     key: "tenant:maxRequestsPerSecond",
     env: "TENANT_MAX_REQUESTS_PER_SECOND",
+    flag: "--max-requests-per-second",
   },
   requestTimeout: {
     key: "tenant:requestTimeoutSeconds",
@@ -120,6 +143,55 @@ export function resolveSettings(
   };
 }
 
+/**
+ * How a command names the settings: the flag when the command line gave the setting, the
+ * environment variable when the environment did, else both (`--domain (or TENANT_DOMAIN)`); never
+ * the stack config key, which no command reads.
+ */
+function commandNaming(flags: ConfigSource): ConnectionNaming {
+  const flagOf = (name: keyof typeof CONFIG_KEYS): string | undefined => {
+    const entry = CONFIG_KEYS[name];
+    return "flag" in entry ? entry.flag : undefined;
+  };
+  const both = (name: keyof typeof CONFIG_KEYS) =>
+    `${flagOf(name) ?? ""} (or ${CONFIG_KEYS[name].env})`;
+  const names = Object.fromEntries(
+    CONNECTION_SETTINGS.map((setting) => {
+      const flag = flagOf(setting);
+      const given = flags.get(CONFIG_KEYS[setting].key) !== undefined;
+      return [setting, given && flag !== undefined ? flag : CONFIG_KEYS[setting].env];
+    }),
+  ) as ConnectionNaming["names"];
+  return {
+    names,
+    howTo:
+      `give ${both("domain")} and ${both("clientId")} with either ` +
+      `${both("clientAssertionPrivateKey")} or ${both("clientSecret")}, or ` +
+      `${both("apiToken")} alone (see --help)`,
+  };
+}
+
+/**
+ * The tenant settings of a command (`generate`, `snapshot`, `audit`): its flags (`flags`, keyed
+ * like the stack config: `tenant:domain`, ...) first, the `TENANT_*` environment second, under
+ * the rules of every connection; every message names the flag or the variable the user gave
+ * ({@link commandNaming}), and the timeouts their variables.
+ *
+ * @throws {TenantConfigError} as {@link resolveSettings}, naming flags and variables.
+ */
+export function resolveCommandSettings(
+  flags: ConfigSource,
+  env: NodeJS.ProcessEnv = process.env,
+): TenantSettings {
+  const values = stackValues(flags, env);
+  const naming = commandNaming(flags);
+  return {
+    ...resolveConnection(values, naming),
+    ...resolveTimeouts(undefined, env, "env"),
+    budget: resolveBudget(values, naming),
+  };
+}
+
 /** The connection's members as the stack config (and environment) give them. */
 function stackValues(config: ConfigSource | undefined, env: NodeJS.ProcessEnv): ConnectionValues {
   const read = reader(config, env);
@@ -134,19 +206,29 @@ function stackValues(config: ConfigSource | undefined, env: NodeJS.ProcessEnv): 
 function resolveTimeouts(
   config: ConfigSource | undefined,
   env: NodeJS.ProcessEnv = process.env,
+  spelling: "key" | "env" = "key",
 ): Timeouts {
   const read = reader(config, env);
+  const name = (setting: "requestTimeout" | "operationTimeout") => CONFIG_KEYS[setting][spelling];
   return {
     requestTimeoutMs: readSeconds(
       "requestTimeout",
       read("requestTimeout"),
       DEFAULT_REQUEST_TIMEOUT_MS,
+      spelling,
     ),
     operationTimeoutMs: readSeconds(
       "operationTimeout",
       read("operationTimeout"),
       DEFAULT_OPERATION_TIMEOUT_MS,
+      spelling,
     ),
+    // The stack config's keys are the messages' default (api/client.ts): named only otherwise.
+    ...(spelling === "key"
+      ? {}
+      : {
+          timeoutSettings: { request: name("requestTimeout"), operation: name("operationTimeout") },
+        }),
   };
 }
 
@@ -154,12 +236,13 @@ function readSeconds(
   name: keyof typeof CONFIG_KEYS,
   value: string | undefined,
   fallbackMs: number,
+  spelling: "key" | "env" = "key",
 ): number {
   if (value === undefined) return fallbackMs;
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds <= 0) {
     throw new TenantConfigError(
-      `${CONFIG_KEYS[name].key} must be a positive number of seconds (got "${value}")`,
+      `${CONFIG_KEYS[name][spelling]} must be a positive number of seconds (got "${value}")`,
     );
   }
   return Math.round(seconds * 1000);
@@ -334,4 +417,16 @@ export function settingsFor(tenant: unknown): TenantSettings {
  */
 export function configuredOrigin(): string | undefined {
   return originOfValues({ domain: reader(configSource, process.env)("domain") });
+}
+
+/**
+ * The stack config's connection as the stack config and the environment give it, its members
+ * spelled as a `tenant` input's (`domain`, `clientSecret`, ...), the unset ones left out; undefined
+ * without a domain. What a resource records to reach its tenant again once the stack config names
+ * another (`connection/change.ts`, `STACK_TENANT_KEY`).
+ */
+export function configuredConnection(): Record<string, unknown> | undefined {
+  cachedStackValues ??= stackValues(configSource, process.env);
+  const given = Object.entries(cachedStackValues).filter(([, value]) => value !== undefined);
+  return given.some(([setting]) => setting === "domain") ? Object.fromEntries(given) : undefined;
 }

@@ -68,6 +68,7 @@ describe("ClientSettings create", () => {
           },
         ],
       },
+      ...h.recorded,
     });
   });
 
@@ -304,6 +305,21 @@ describe("ClientSettings delete", () => {
     });
     await h.clients.delete(WEB, outs);
     expect(h.api.store.snapshot()).toEqual(before);
+  });
+
+  it("names the path put back and its prior when the tenant refuses the put-back", async () => {
+    const stored = "d".repeat(200);
+    h.api.store.putClient({ ...wire(WEB), description: stored } as never);
+    const { outs } = await create({ description: "Portal" });
+    await expect(h.clients.delete(WEB, outs)).rejects.toThrowError(
+      expect.objectContaining({
+        name: "PutBackRefusedError",
+        code: "ERR_TENANT_PUT_BACK",
+        message: expect.stringMatching(
+          /^ClientSettings "web": putting description back to its prior \("d{60}…", 200 characters\) was refused: PATCH \/clients\/\w+ failed with 400 /,
+        ),
+      }),
+    );
   });
 
   it("succeeds when the client was deleted meanwhile", async () => {

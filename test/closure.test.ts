@@ -82,7 +82,9 @@ describe("an installed package", () => {
         "read",
         "update",
       ]);
-      expect(of(kind).failures).toContainEqual(expect.objectContaining({ property: "bogus" }));
+      expect(of(kind).failures).toContainEqual(
+        expect.objectContaining({ reason: "bogus: is not a known property" }),
+      );
     },
   );
 
@@ -113,7 +115,9 @@ describe("the serialized provider in a linked checkout", () => {
       expect(text).toContain('require("pulumi-tenant/runtime")');
       expect(text).not.toContain(SECRET);
       expect(Buffer.byteLength(text)).toBeLessThan(4096);
-      expect(failures).toContainEqual(expect.objectContaining({ property: "bogus" }));
+      expect(failures).toContainEqual(
+        expect.objectContaining({ reason: "bogus: is not a known property" }),
+      );
     },
     budget({ node: 1 }),
   );

@@ -19,7 +19,10 @@ const named = { __resourceName: "old-webhook" };
 describe("EventStreamDeletion against the local tenant API", () => {
   it("deletes the event stream on create", async () => {
     const created = await h.streams.create({ ...named, eventStreamId: stream });
-    expect(created).toEqual({ id: stream, outs: { ...named, eventStreamId: stream } });
+    expect(created).toEqual({
+      id: stream,
+      outs: { ...named, eventStreamId: stream, ...h.recorded },
+    });
     expect(h.api.store.eventStreamExists(stream)).toBe(false);
   });
 

@@ -75,6 +75,12 @@ describe("the plugin face", () => {
     expect(JSON.stringify(checked.failures)).not.toContain("s3cret");
   });
 
+  it("keeps the stack config connection a resource records secret, credentials and all", async () => {
+    const face = await configuredFace();
+    const created = await face.create(urn("PushProviderSelection", "push"), { provider: "sns" });
+    expect(isSecret(created.properties.stackConfigTenant)).toBe(true);
+  });
+
   it("keeps a sensitive field secret even when the program sent it in plaintext", async () => {
     const face = await configuredFace();
     const checked = await face.check(

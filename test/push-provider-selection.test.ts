@@ -20,7 +20,7 @@ describe("PushProviderSelection against the local tenant API", () => {
     const created = await h.push.create({ ...named, provider: "sns" });
     expect(created).toEqual({
       id: new URL(h.api.domain).host,
-      outs: { ...named, provider: "sns", priorProvider: "guardian" },
+      outs: { ...named, provider: "sns", priorProvider: "guardian", ...h.recorded },
     });
     expect(h.api.store.getProvider()).toBe("sns");
   });
@@ -43,7 +43,12 @@ describe("PushProviderSelection against the local tenant API", () => {
   it("selects the new provider on update and keeps the prior one", async () => {
     const { id, outs } = await h.push.create({ ...named, provider: "sns" });
     const updated = await h.push.update(id, outs, { ...named, provider: "direct" });
-    expect(updated.outs).toEqual({ ...named, provider: "direct", priorProvider: "guardian" });
+    expect(updated.outs).toEqual({
+      ...named,
+      provider: "direct",
+      priorProvider: "guardian",
+      ...h.recorded,
+    });
     expect(h.api.store.getProvider()).toBe("direct");
   });
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { resolveSettings } from "../provider/config.js";
-import { connectionChange, withConnectionChange } from "../provider/connection/change.js";
+import {
+  connectionChange,
+  operationConnection,
+  stackTenantOutput,
+  withConnectionChange,
+} from "../provider/connection/change.js";
+import { STACK_TENANT_KEY } from "../provider/connection/schema.js";
 import { checkInputs, type ResourceKind } from "../provider/schema/index.js";
 import { UNKNOWN } from "../provider/schema/unknown.js";
 import { stackConfig } from "./support/harness.js";
@@ -200,6 +206,62 @@ describe("connectionChange", () => {
       connectionChange({ tenant: staging }, { tenant: { ...staging, domain: UNKNOWN } }, undefined),
     ).toBe("replace");
     expect(connectionChange({}, { tenant: staging }, undefined)).toBe("replace");
+  });
+
+  it("is a replace when the stack config now names another tenant than the one recorded", () => {
+    const olds = { [STACK_TENANT_KEY]: production };
+    expect(connectionChange(olds, {}, configured)).toBe("replace");
+  });
+
+  it("is same when the stack config names the recorded tenant, whatever its credentials now", () => {
+    expect(connectionChange({ [STACK_TENANT_KEY]: rotated }, {}, configured)).toBe("same");
+    expect(
+      connectionChange({ [STACK_TENANT_KEY]: { ...staging, domain: configured } }, {}, configured),
+    ).toBe("same");
+  });
+
+  it("is a replace when the stack config has lost the domain of the recorded tenant", () => {
+    expect(connectionChange({ [STACK_TENANT_KEY]: staging }, {}, undefined)).toBe("replace");
+  });
+
+  it("is an update when the recorded stack config tenant is now given as an input", () => {
+    const olds = { [STACK_TENANT_KEY]: production };
+    expect(connectionChange(olds, { tenant: production }, configured)).toBe("update");
+  });
+});
+
+describe("operationConnection", () => {
+  const staging = { domain: "staging.tenants.example", apiToken: "staging-token" };
+  const production = { domain: "production.tenants.example", apiToken: "production-token" };
+  const configured = "https://staging.tenants.example";
+
+  it("is the tenant input or output when there is one", () => {
+    expect(operationConnection({ tenant: production }, configured)).toEqual(production);
+  });
+
+  it("is the stack config (undefined) for inputs and for outputs recorded in today's tenant", () => {
+    expect(operationConnection({}, configured)).toBeUndefined();
+    expect(operationConnection({ [STACK_TENANT_KEY]: staging }, configured)).toBeUndefined();
+  });
+
+  it("is the recorded connection for outputs of a stack config tenant the stack has moved from", () => {
+    expect(operationConnection({ [STACK_TENANT_KEY]: production }, configured)).toEqual(production);
+    expect(operationConnection({ [STACK_TENANT_KEY]: production }, undefined)).toEqual(production);
+  });
+});
+
+describe("stackTenantOutput", () => {
+  const configured = { domain: "staging.tenants.example", apiToken: "staging-token" };
+
+  it("records the stack config's connection for a resource without a tenant input", () => {
+    expect(stackTenantOutput({ provider: "sns" }, configured)).toEqual({
+      [STACK_TENANT_KEY]: configured,
+    });
+  });
+
+  it("records nothing for a resource with a tenant input, or without a stack config domain", () => {
+    expect(stackTenantOutput({ tenant: configured }, configured)).toEqual({});
+    expect(stackTenantOutput({}, undefined)).toEqual({});
   });
 });
 

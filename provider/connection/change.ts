@@ -8,9 +8,10 @@
 
 import { isDeepStrictEqual } from "node:util";
 import type { Props } from "../json.js";
+import { isPlainObject } from "../json.js";
 import { isUnknown } from "../schema/unknown.js";
-import { connectionValues, originOfValues } from "./parse.js";
-import { TENANT_KEY } from "./schema.js";
+import { type ConnectionValues, connectionValues, originOfValues } from "./parse.js";
+import { STACK_TENANT_KEY, TENANT_KEY } from "./schema.js";
 
 /**
  * What a change of the connection between the stored outputs and the new inputs means:
@@ -24,10 +25,13 @@ import { TENANT_KEY } from "./schema.js";
 export type ConnectionChange = "same" | "update" | "replace";
 
 /**
- * Compares the connections of `olds` (stored outputs) and `news` (new inputs). A resource without
- * a `tenant` input is in the stack config's tenant, `configuredOrigin` (undefined when the stack
- * config has no valid domain). Tenants are compared by origin, so `acme.tenants.example` and
- * `https://acme.tenants.example` are one tenant.
+ * Compares the connections of `olds` (stored outputs) and `news` (new inputs). A new input without
+ * `tenant` is in the stack config's tenant, `configuredOrigin` (undefined when the stack config
+ * has no valid domain); a stored one in the tenant its {@link STACK_TENANT_KEY} output names, or,
+ * for a state written before that output, the stack config's. Tenants are compared by origin, so
+ * `acme.tenants.example` and `https://acme.tenants.example` are one tenant. A move of the stack
+ * config's tenant replaces, as a move of the `tenant` input does; new stack config credentials for
+ * the same tenant change nothing (the engine stores the stack config itself).
  */
 export function connectionChange(
   olds: Props,
@@ -36,10 +40,49 @@ export function connectionChange(
 ): ConnectionChange {
   const before = olds[TENANT_KEY];
   const after = news[TENANT_KEY];
-  if (isDeepStrictEqual(before, after)) return "same";
-  const from = tenantOrigin(before, configuredOrigin);
+  if (before !== undefined && isDeepStrictEqual(before, after)) return "same";
+  const from =
+    before === undefined
+      ? (storedStackOrigin(olds) ?? configuredOrigin)
+      : tenantOrigin(before, configuredOrigin);
   const to = tenantOrigin(after, configuredOrigin);
+  if (before === undefined && after === undefined) return from === to ? "same" : "replace";
   return from !== undefined && from === to ? "update" : "replace";
+}
+
+/** The origin of the stack config's tenant recorded in `props`, if any (and valid). */
+function storedStackOrigin(props: Props): string | undefined {
+  const stored = props[STACK_TENANT_KEY];
+  return isPlainObject(stored) ? originOfValues(stored as ConnectionValues) : undefined;
+}
+
+/**
+ * The connection an operation on `props` uses, as `settingsFor` takes it: the `tenant` input or
+ * output; else, for stored outputs whose recorded stack config tenant is not the one configured
+ * now (`configuredOrigin`: the resource is being moved, and delete puts the old tenant back), the
+ * recorded connection; else undefined, the stack config.
+ */
+export function operationConnection(props: Props, configuredOrigin: string | undefined): unknown {
+  const tenant = props[TENANT_KEY];
+  if (tenant !== undefined) return tenant;
+  const stored = storedStackOrigin(props);
+  return stored !== undefined && stored !== configuredOrigin ? props[STACK_TENANT_KEY] : undefined;
+}
+
+/**
+ * The output that records the stack config's connection (`configured`, its members as a `tenant`
+ * input spells them) for a resource of `props` without a `tenant` input; nothing for one with
+ * it, or when there is no stack config connection to record.
+ */
+export function stackTenantOutput(props: Props, configured: Props | undefined): Props {
+  if (props[TENANT_KEY] !== undefined || configured === undefined) return {};
+  return { [STACK_TENANT_KEY]: configured };
+}
+
+/** The recorded stack config connection of stored outputs `props`, kept as it is (read). */
+export function keptStackTenant(props: Props): Props {
+  const stored = props[STACK_TENANT_KEY];
+  return stored === undefined ? {} : { [STACK_TENANT_KEY]: stored };
 }
 
 function tenantOrigin(tenant: unknown, configuredOrigin: string | undefined): string | undefined {

@@ -89,6 +89,15 @@ const tenantConnectionSchema = {
 export const TENANT_KEY = "tenant";
 
 /**
+ * The output that records the stack config's connection a resource without a `tenant` input was
+ * made or last updated with, credentials included (a secret output: `SECRET_OUTPUTS`): the engine
+ * configures the provider with the current stack config only, so once the stack config names
+ * another tenant this copy is all that still reaches the old one (docs/decisions.md, "A move of
+ * the stack config's tenant", and `change.ts`).
+ */
+export const STACK_TENANT_KEY = "stackConfigTenant";
+
+/**
  * A connection as the provider receives it (values resolved): `{ domain, apiToken }`,
  * `{ domain, clientId, clientSecret, audience? }` or `{ domain, clientId,
  * clientAssertionPrivateKey, clientAssertionSigningAlg?, audience? }`, derived from the schema.

@@ -2,13 +2,14 @@ import type * as pulumi from "@pulumi/pulumi";
 import { apiClientGateway } from "../api/client-gateway.js";
 import { startClientReadPass } from "../api/tenants.js";
 import type { ConfigSource } from "../config.js";
-import { withConnectionChange } from "../connection/change.js";
-import { TenantImportError } from "../errors.js";
+import { keptStackTenant, withConnectionChange } from "../connection/change.js";
+import { TenantApiError, TenantImportError } from "../errors.js";
 import { declarationOf } from "../generate/adopt.js";
 import { DEFAULT_FIELDS, wireFieldsToRead } from "../generate/fields.js";
 import type { Props } from "../json.js";
 import {
   clientUpdate,
+  deletePriors,
   fieldsToPutBack,
   fieldsToRead,
   planCreate,
@@ -16,8 +17,10 @@ import {
   planDiff,
   planRead,
   planUpdate,
+  putBackRefusal,
 } from "../plan/client-settings.js";
 import { declaredClient } from "../plan/declared.js";
+import type { PriorEntry } from "../plan/prior-paths.js";
 import { type Adopted, TenantProviderBase, type TenantResourceCore } from "./provider-base.js";
 import { concerning, describeResource, runOperation, target } from "./run-operation.js";
 
@@ -66,7 +69,8 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
       const { clientId } = declared;
       const live = await clients.getClient(clientId, fieldsToRead(declared));
       const plan = planCreate(declared, live);
-      return { id: clientId, outs: plan.report(await clients.patchClient(clientId, plan.send)) };
+      const outs = plan.report(await clients.patchClient(clientId, plan.send));
+      return { id: clientId, outs: { ...outs, ...this.stackTenantOutput(inputs) } };
     });
   }
 
@@ -77,7 +81,9 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
         fieldsToRead(declaredClient(props)),
       );
       // The client itself is gone: so are its settings. The next `up` fails on the missing client.
-      return live === undefined ? { id: "", props: {} } : { id, props: planRead(props, live) };
+      return live === undefined
+        ? { id: "", props: {} }
+        : { id, props: { ...planRead(props, live), ...keptStackTenant(props) } };
     });
   }
 
@@ -113,7 +119,8 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
         ? await clients.getClient(clientId, fieldsToRead(declared, update.removed))
         : undefined;
       const plan = planUpdate(update, live);
-      return { outs: plan.report(await clients.patchClient(clientId, plan.send)) };
+      const outs = plan.report(await clients.patchClient(clientId, plan.send));
+      return { outs: { ...outs, ...this.stackTenantOutput(news) } };
     });
   }
 
@@ -131,7 +138,27 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
       // A client deleted meanwhile has no settings left to restore.
       if (live === undefined) return;
       const send = planDelete(props, live);
-      await clients.patchClient(id, send, { ifExists: true });
+      await naming(deletePriors(props), send, () =>
+        clients.patchClient(id, send, { ifExists: true }),
+      );
     });
+  }
+}
+
+/**
+ * Runs the PATCH of `body`; a 400 refusing the priors it puts back (`putBack`) is reported on
+ * those paths and their priors, not on a field the program did not touch (docs/decisions.md,
+ * "What a resource owns").
+ */
+async function naming<T>(
+  putBack: readonly PriorEntry[],
+  body: Record<string, unknown>,
+  patch: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await patch();
+  } catch (error) {
+    const refusal = error instanceof TenantApiError && putBackRefusal(putBack, body, error);
+    throw refusal || error;
   }
 }

@@ -48,6 +48,7 @@ export class EventStreamDeletionProvider extends TenantProviderBase implements T
           [NAME_KEY]: inputs[NAME_KEY],
           eventStreamId: inputs.eventStreamId,
           ...connectionOutput(inputs),
+          ...this.stackTenantOutput(inputs),
         },
       };
     });
@@ -98,6 +99,7 @@ export class EventStreamDeletionProvider extends TenantProviderBase implements T
         [NAME_KEY]: news[NAME_KEY],
         eventStreamId: news.eventStreamId,
         ...connectionOutput(news),
+        ...this.stackTenantOutput(news),
       },
     });
   }

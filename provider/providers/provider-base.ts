@@ -1,11 +1,16 @@
 import type * as pulumi from "@pulumi/pulumi";
 import {
   type ConfigSource,
+  configuredConnection,
   configuredOrigin,
   stackSettingFailuresOnce,
   useStackConfig,
 } from "../config.js";
-import { type ConnectionChange, connectionChange } from "../connection/change.js";
+import {
+  type ConnectionChange,
+  connectionChange,
+  stackTenantOutput,
+} from "../connection/change.js";
 import type { Props } from "../json.js";
 import { checkInputs, type ResourceKind } from "../schema/index.js";
 
@@ -80,5 +85,14 @@ export abstract class TenantProviderBase {
    */
   protected connectionChange(olds: Props, news: Props): ConnectionChange {
     return connectionChange(olds, news, configuredOrigin());
+  }
+
+  /**
+   * The output a create or an update with inputs `props` records when they have no `tenant`: the
+   * stack config's connection, so that a later move of the stack config's tenant can put this one
+   * back (see {@link stackTenantOutput}).
+   */
+  protected stackTenantOutput(props: Props): Props {
+    return stackTenantOutput(props, configuredConnection());
   }
 }

@@ -53,6 +53,7 @@ export class PushProviderSelectionProvider
           provider,
           priorProvider: prior,
           ...connectionOutput(inputs),
+          ...this.stackTenantOutput(inputs),
         },
       };
     });
@@ -108,6 +109,7 @@ export class PushProviderSelectionProvider
             : await this.select(client, context, news.provider),
         priorProvider: olds.priorProvider ?? null,
         ...connectionOutput(news),
+        ...this.stackTenantOutput(news),
       },
     }));
   }

@@ -1,8 +1,9 @@
 import { type OperationContext, startOperation, type TenantApiClient } from "../api/client.js";
 import { getTenantClient } from "../api/tenants.js";
-import { settingsFor, type TenantSettings } from "../config.js";
+import { configuredOrigin, settingsFor, type TenantSettings } from "../config.js";
+import { operationConnection } from "../connection/change.js";
 import { TenantError } from "../errors.js";
-import { NAME_KEY, type ResourceKind, TENANT_KEY } from "../schema/index.js";
+import { NAME_KEY, type ResourceKind } from "../schema/index.js";
 
 /** What an operation works with: the resource's name, the client, and the deadline. */
 export interface Operation {
@@ -56,7 +57,9 @@ export function target(kind: ResourceKind, props: Record<string, unknown>, id?: 
 
 /**
  * Runs `body` with the tenant client and a fresh deadline, naming the resource on its errors (as
- * {@link concerning} does). The tenant is the target's `tenant` input, else the stack config's.
+ * {@link concerning} does). The tenant is the target's `tenant` input, else the stack config's, or,
+ * for stored outputs recorded in another stack config tenant than today's (a move), the recorded
+ * one ({@link operationConnection}).
  * Settings are resolved here, not at configure time, so that a preview (check and diff only) needs
  * no credentials; a missing or invalid setting surfaces as a `TenantConfigError` that names the
  * resource.
@@ -67,7 +70,7 @@ export async function runOperation<T>(
 ): Promise<T> {
   const resource = describeResource(kind, props, id);
   try {
-    const settings = settingsFor(props[TENANT_KEY]);
+    const settings = settingsFor(operationConnection(props, configuredOrigin()));
     return await body({
       context: startOperation(settings, resource),
       client: getTenantClient(settings, resource),

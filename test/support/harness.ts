@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
+import { CONNECTION_SETTINGS, STACK_TENANT_KEY } from "../../provider/connection/schema.js";
 import {
   startTenantApi,
   type TenantApi,
@@ -21,6 +22,11 @@ export interface Harness {
    * and then reads, as a later `refresh` would, calls this in between.
    */
   newCommand(): Promise<void>;
+  /**
+   * The output a create or an update records for a resource without a `tenant` input: the stack
+   * config's connection (provider/connection/change.ts, `stackTenantOutput`).
+   */
+  readonly recorded: Readonly<Record<string, unknown>>;
   /** Requests to the management API since the harness started (or the last `resetStats`). */
   apiCalls(): number;
   /** Requests by `METHOD /route` since the start. */
@@ -49,6 +55,15 @@ export function readOnlyConfig(api: TenantApi): Record<string, string> {
   };
 }
 
+/** What a resource records of the stack config `config` (see {@link Harness.recorded}). */
+function recordedConnection(config: Record<string, string>): Record<string, unknown> {
+  const members = CONNECTION_SETTINGS.flatMap((setting) => {
+    const value = config[`tenant:${setting}`];
+    return value === undefined ? [] : [[setting, value] as const];
+  });
+  return { [STACK_TENANT_KEY]: Object.fromEntries(members) };
+}
+
 /**
  * Starts a local tenant API and configures the providers for it, with its client credentials
  * (or the given config). Each test gets its own tenant: nothing leaks from one test to the next.
@@ -75,6 +90,7 @@ export async function startHarness(
     clients,
     streams,
     newCommand: () => clients.configure({ config: stackConfig(config) }),
+    recorded: recordedConnection(config),
     apiCalls: () => api.stats().api,
     calls: (route) => api.stats().byRoute[route] ?? 0,
     stop: () => api.stop(),
