@@ -4,6 +4,7 @@ import {
   type PacingBudget,
   TAKE_EVERYTHING,
 } from "../provider/api/pacing.js";
+import { bucketOf, NO_ROUTES, routed, routeGroup } from "../provider/api/pacing-buckets.js";
 import {
   parseRateLimitHeaders,
   type RateLimitHeaders,
@@ -601,5 +602,71 @@ describe("TenantRateLimiter with a reserve on a small bucket", () => {
     await vi.advanceTimersByTimeAsync(100_000);
     await run;
     expect((finished - started) / 1000 / (49 / 2)).toBeLessThan(1.05);
+  });
+});
+
+describe("routeGroup", () => {
+  it("names a request by its method and its route, each item's segment written {id}", () => {
+    expect(routeGroup("patch", "/clients/abc")).toBe("PATCH /clients/{id}");
+    expect(routeGroup("get", "/clients?page=2&per_page=100")).toBe("GET /clients");
+    expect(routeGroup("delete", "/clients/abc/credentials/k1")).toBe(
+      "DELETE /clients/{id}/credentials/{id}",
+    );
+  });
+});
+
+describe("routed", () => {
+  const writes = "PATCH /clients/{id}";
+  const reads = "GET /clients/{id}";
+
+  it("moves a group to a bucket of its own once its answers say another limit twice while another group's still say the shared one", () => {
+    let routes = routed(NO_ROUTES, reads, 20, 20, 0);
+    routes = routed(routes, writes, 20, 8, 10);
+    expect(bucketOf(routes, writes)).toBe("shared");
+    routes = routed(routes, writes, 20, 8, 20);
+    expect(bucketOf(routes, writes)).toBe("limit 8");
+    expect(bucketOf(routes, reads)).toBe("shared");
+  });
+
+  it("keeps a group in the shared bucket when no other group confirms the shared limit, the bucket's own change", () => {
+    let routes = routed(NO_ROUTES, writes, 20, 8, 10);
+    routes = routed(routes, writes, 20, 8, 20);
+    expect(bucketOf(routes, writes)).toBe("shared");
+  });
+});
+
+describe("TenantRateLimiter with an endpoint's bucket of its own", () => {
+  it("paces writes to clients by their own bucket and the rest by the global one, each learned apart, without a 429", async () => {
+    // The global bucket: 20 at 10/s; writes to clients: 8 at 4/s, their figures on their answers.
+    const global = new ServerBucket(10, 20);
+    const clientWrites = new ServerBucket(4, 8);
+    const limiter = new TenantRateLimiter();
+    const writes = routeGroup("PATCH", "/clients/abc");
+    const reads = routeGroup("GET", "/clients/abc");
+    let rejected = 0;
+    let done = 0;
+    const worker = async (group: string, bucket: ServerBucket, count: number): Promise<void> => {
+      for (let n = 0; n < count; n += 1) {
+        for (let attempt = 0; attempt < 20; attempt += 1) {
+          const ticket = await limiter.acquire(undefined, group);
+          await new Promise((resolve) => setTimeout(resolve, 25));
+          const answer = bucket.take();
+          limiter.release(answer.headers, answer.status, ticket);
+          if (answer.status !== 429) break;
+          rejected += 1;
+        }
+        done += 1;
+      }
+    };
+    const run = Promise.all([
+      ...Array.from({ length: 4 }, () => worker(writes, clientWrites, 10)),
+      ...Array.from({ length: 4 }, () => worker(reads, global, 10)),
+    ]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    await run;
+    expect(done).toBe(80);
+    expect(limiter.state(writes).limit).toBe(8);
+    expect(limiter.state(reads).limit).toBe(20);
+    expect(rejected).toBeLessThanOrEqual(1);
   });
 });

@@ -7,6 +7,7 @@ import axios, {
   isAxiosError,
 } from "axios";
 import axiosRetry from "axios-retry";
+import { routeGroup } from "./pacing-buckets.js";
 import { headerNumber, parseRateLimitHeaders } from "./rate-limit-headers.js";
 import type { TenantRateLimiter } from "./rate-limiter.js";
 import { mayHeal, retryNotice } from "./transport-failures.js";
@@ -194,7 +195,8 @@ export function createApiHttp(options: {
   const { limiter, stats } = options;
   const transport = getAdapter(axios.defaults.adapter);
   const paced: AxiosAdapter = async (config) => {
-    const ticket = await limiter.acquire(config.signal as AbortSignal | undefined);
+    const group = routeGroup(config.method, config.url);
+    const ticket = await limiter.acquire(config.signal as AbortSignal | undefined, group);
     stats.attempts += 1;
     let response: AxiosResponse | undefined;
     try {

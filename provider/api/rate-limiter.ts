@@ -38,10 +38,13 @@ import {
   type PacingEvent,
   type PacingState,
   paceStep,
+  politest,
   refilled,
   type Ticket,
   turnsAt,
 } from "./pacing.js";
+import { bucketOf, NO_ROUTES, type Routes, routed, SHARED_BUCKET } from "./pacing-buckets.js";
+import { saneLimit } from "./pacing-figures.js";
 import { describePacingReport } from "./pacing-report.js";
 import type { RateLimitHeaders } from "./rate-limit-headers.js";
 
@@ -97,11 +100,10 @@ interface Waiter {
 }
 
 /**
- * A token bucket that learns the tenant's limit and refill rate from the rate-limit headers and
- * lets requests out as the pure step of `pacing.ts` says. One instance per tenant per
- * process (see `getTenantClient`), shared by every resource.
+ * One of the tenant's buckets: a token bucket that learns its limit and refill rate from the
+ * rate-limit headers and lets requests out as the pure step of `pacing.ts` says.
  */
-export class TenantRateLimiter {
+class BucketPacer {
   private readonly now: () => number;
   private readonly report: ((line: string) => void) | undefined;
   /**
@@ -113,16 +115,21 @@ export class TenantRateLimiter {
   private readonly queue: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(options: RateLimiterOptions = {}) {
-    this.now = options.now ?? Date.now;
-    this.report = options.report;
-    this.start = {
-      at: this.now(),
-      budget: options.budget ?? DEFAULT_PACING_BUDGET,
-      minimumRate: options.minimumRate ?? 2,
-      initialConcurrency: options.initialConcurrency ?? 1,
-      origin: options.origin ?? "the tenant",
-    };
+  constructor(
+    start: Parameters<typeof initialPacingState>[0],
+    now: () => number,
+    report: ((line: string) => void) | undefined,
+    /** Whether this bucket tells of a budget that gave way: the shared one does, for all. */
+    private readonly tellsGivenWay: boolean,
+  ) {
+    this.now = now;
+    this.report = report;
+    this.start = start;
+  }
+
+  /** The bucket's size as the model holds it; undefined before its first answer. */
+  limit(): number | undefined {
+    return this.pacing?.limit;
   }
 
   /**
@@ -131,7 +138,7 @@ export class TenantRateLimiter {
    * gives way to a more polite one, the report says so once, naming `who` asked for it
    * (`ClientSettings "web"`).
    */
-  useBudget(budget: PacingBudget, who = "a resource"): void {
+  useBudget(budget: PacingBudget, who: string): void {
     this.step({ kind: "budget", at: this.now(), waiting: this.waiting(), budget, who });
   }
 
@@ -142,7 +149,7 @@ export class TenantRateLimiter {
    *
    * @throws the signal's reason if `signal` aborts while waiting (no token is taken).
    */
-  acquire(signal?: AbortSignal): Promise<Ticket> {
+  acquire(signal: AbortSignal | undefined): Promise<Ticket> {
     signal?.throwIfAborted();
     return new Promise<Ticket>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, queuedAt: this.now() };
@@ -168,7 +175,11 @@ export class TenantRateLimiter {
    * @param ticket - what {@link acquire} resolved with; without it, the answer counts as one to a
    *   request sent just now, after every other in flight.
    */
-  release(headers: RateLimitHeaders | undefined, status?: number, ticket?: Ticket): void {
+  release(
+    headers: RateLimitHeaders | undefined,
+    status: number | undefined,
+    ticket: Ticket | undefined,
+  ): void {
     const at = this.now();
     this.step({ kind: "answer", at, waiting: this.waiting(), headers, status, ticket });
   }
@@ -214,7 +225,10 @@ export class TenantRateLimiter {
     const before = this.pacing ?? initialPacingState(this.start);
     const { state, actions } = paceStep(before, event);
     this.pacing = state;
-    for (const told of actions.report) this.report?.(describePacingReport(told));
+    for (const told of actions.report) {
+      if (told.kind === "givenWay" && !this.tellsGivenWay) continue;
+      this.report?.(describePacingReport(told));
+    }
     for (const ticket of actions.send) {
       const waiter = this.queue.shift() as Waiter;
       if (waiter.signal && waiter.onAbort) {
@@ -237,5 +251,125 @@ export class TenantRateLimiter {
         Math.min(LONGEST_TIMER_MS, Math.max(0, actions.wakeAt - this.now())),
       );
     }
+  }
+}
+
+/** A request let out: its ticket, its group and the bucket that let it out. */
+export interface PacedTicket extends Ticket {
+  /** Its method and route (`routeGroup`). */
+  readonly group: string;
+  /** The bucket that paced it (`bucketOf`). */
+  readonly bucket: string;
+}
+
+/**
+ * Paces the requests of one process to one tenant: one {@link BucketPacer} for each of the
+ * tenant's buckets, the shared one first; a group of requests (method and route) moves to a bucket
+ * of its own when its answers show one (`routed`, pacing-buckets.ts). One instance per tenant per
+ * process (see `getTenantClient`), shared by every resource.
+ */
+export class TenantRateLimiter {
+  private readonly now: () => number;
+  private readonly report: ((line: string) => void) | undefined;
+  private readonly start: Parameters<typeof initialPacingState>[0];
+  private readonly pacers = new Map<string, BucketPacer>();
+  private routes: Routes = NO_ROUTES;
+  /** The budgets asked so far, for a bucket found later: the most polite of them (`politest`). */
+  private budget: PacingBudget;
+
+  constructor(options: RateLimiterOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.report = options.report;
+    this.budget = options.budget ?? DEFAULT_PACING_BUDGET;
+    this.start = {
+      at: this.now(),
+      budget: this.budget,
+      minimumRate: options.minimumRate ?? 2,
+      initialConcurrency: options.initialConcurrency ?? 1,
+      origin: options.origin ?? "the tenant",
+    };
+    this.pacers.set(SHARED_BUCKET, new BucketPacer(this.start, this.now, this.report, true));
+  }
+
+  /**
+   * Makes this limiter keep `budget` too: the larger reserve and the lower ceiling of the two
+   * (`politest`), since resources of one tenant share the limiter. When this or an earlier budget
+   * gives way to a more polite one, the report says so once, naming `who` asked for it
+   * (`ClientSettings "web"`).
+   */
+  useBudget(budget: PacingBudget, who = "a resource"): void {
+    this.budget = politest(this.budget, budget);
+    for (const pacer of this.pacers.values()) pacer.useBudget(budget, who);
+  }
+
+  /**
+   * Waits until a request of `group` (`routeGroup`: its method and route) may go, by the bucket
+   * that paces it, then counts it as in flight; call {@link release} with the answer's headers
+   * and the ticket this resolves with when it ends (whatever the outcome). Waiters of one bucket
+   * are served first come, first served.
+   *
+   * @throws the signal's reason if `signal` aborts while waiting (no token is taken).
+   */
+  async acquire(signal?: AbortSignal, group = SHARED_BUCKET): Promise<PacedTicket> {
+    const bucket = bucketOf(this.routes, group);
+    const ticket = await this.pacer(bucket).acquire(signal);
+    return { ...ticket, group, bucket };
+  }
+
+  /**
+   * Ends a request started with {@link acquire} and learns from its answer. With no headers (a
+   * connection error) only the in-flight count changes. A 429 empties the bucket's model: the
+   * server just said it is empty, whatever the model thought. An answer that shows its group a
+   * bucket of its own starts that bucket's model.
+   *
+   * @param ticket - what {@link acquire} resolved with; without it, the answer counts as one to a
+   *   request of the shared bucket sent just now, after every other in flight.
+   */
+  release(
+    headers: RateLimitHeaders | undefined,
+    status?: number,
+    ticket?: Ticket | PacedTicket,
+  ): void {
+    const group = ticket !== undefined && "group" in ticket ? ticket.group : SHARED_BUCKET;
+    const bucket = ticket !== undefined && "bucket" in ticket ? ticket.bucket : SHARED_BUCKET;
+    const pacer = this.pacer(bucket);
+    const at = this.now();
+    const announced = saneLimit(headers?.limit) ? headers?.limit : undefined;
+    this.routes = routed(this.routes, group, pacer.limit(), announced, at);
+    const moved = bucketOf(this.routes, group);
+    if (moved === bucket) {
+      pacer.release(headers, status, ticket);
+      return;
+    }
+    // The request was the old bucket's; its answer is the new bucket's first.
+    pacer.release(undefined, status, ticket);
+    this.pacer(moved).release(headers, status, undefined);
+  }
+
+  /** The run ends: every bucket reports the long waits it had not reported yet. */
+  end(): void {
+    for (const pacer of this.pacers.values()) pacer.end();
+  }
+
+  /**
+   * How many more requests of `group` could go now without waiting, at most `upTo`
+   * ({@link turnsAt}). Asks, changes nothing.
+   */
+  turnsNow(upTo: number, group = SHARED_BUCKET): number {
+    return this.pacer(bucketOf(this.routes, group)).turnsNow(upTo);
+  }
+
+  /** The model of the bucket that paces `group` as it stands, for tests and the benchmark report. */
+  state(group = SHARED_BUCKET): RateLimiterState {
+    return this.pacer(bucketOf(this.routes, group)).state();
+  }
+
+  private pacer(bucket: string): BucketPacer {
+    const known = this.pacers.get(bucket);
+    if (known !== undefined) return known;
+    const start = { ...this.start, at: this.now(), budget: this.budget };
+    const pacer = new BucketPacer(start, this.now, this.report, false);
+    this.pacers.set(bucket, pacer);
+    return pacer;
   }
 }
