@@ -302,8 +302,11 @@ export class PutBackRefusedError extends errorKind("PutBackRefusedError", ErrorC
   constructor(paths: readonly PutBackPath[], cause: TenantApiError) {
     const list = paths.map(({ path, prior }) => `${path} back to its prior (${prior})`).join(", ");
     const one = paths.length === 1;
+    // The tenant's answer without the resource the request already named: this error names it.
+    const answer =
+      cause.resource === undefined ? cause.message : cause.message.slice(cause.resource.length + 2);
     super(
-      `putting ${list} was refused: ${cause.message}. The program does not set ${one ? "it" : "them"}: ` +
+      `putting ${list} was refused: ${answer}. The program does not set ${one ? "it" : "them"}: ` +
         `${one ? "it goes" : "they go"} back to what the client held before the resource managed ` +
         `${one ? "it" : "them"}. To let the resource go without putting ${one ? "it" : "them"} back, ` +
         "remove it from the state (pulumi state delete).",

@@ -5,6 +5,7 @@
  */
 
 import { describe, expect, it } from "vitest";
+import { TenantApiError } from "../provider/errors.js";
 import type { Props } from "../provider/json.js";
 import {
   clientUpdate,
@@ -14,6 +15,7 @@ import {
   planDiff,
   planRead,
   planUpdate,
+  putBackRefusal,
 } from "../provider/plan/client-settings.js";
 import { declaredClient } from "../provider/plan/declared.js";
 
@@ -285,5 +287,55 @@ describe("key material the credentials cannot read (defect 5)", () => {
     const refreshed = planRead(stack.outs, hidden());
     expect(refreshed.clientSecret).toBe("new");
     expect(planDiff(declared({ clientSecret: "new" }), refreshed).changes).toBe(false);
+  });
+});
+
+describe("a put-back the tenant refuses (defect 9)", () => {
+  const refusal = new TenantApiError({
+    method: "PATCH",
+    path: `/clients/${ID}`,
+    status: 400,
+    errorCode: "invalid_body",
+    apiMessage: "Payload validation error: description: must be at most 140 characters",
+  });
+
+  it("sends a prior as the tenant held it, without today's input rules", () => {
+    const long = "d".repeat(200);
+    const stack = new Stack(live({ description: long }));
+    stack.create({ description: "Portal" });
+    expect(stack.delete()).toEqual({ description: long });
+  });
+
+  it("names the path put back and its prior when the tenant refuses it", () => {
+    const long = "d".repeat(200);
+    const stack = new Stack(live({ description: long }));
+    stack.create({ description: "Portal", sso: true });
+    const plan = planUpdate(clientUpdate(declared({ sso: true }), stack.outs), stack.client);
+    const error = putBackRefusal(plan.putBack, plan.send, refusal);
+    expect(error?.message).toBe(
+      `putting description back to its prior ("${"d".repeat(60)}…", 200 characters) was refused: ` +
+        `PATCH /clients/${ID} failed with 400 invalid_body: Payload validation error: description: ` +
+        "must be at most 140 characters. The program does not set it: it goes back to what the " +
+        "client held before the resource managed it. To let the resource go without putting it " +
+        "back, remove it from the state (pulumi state delete).",
+    );
+  });
+
+  it("never prints the prior of a sensitive field", () => {
+    const stack = new Stack(live({ client_secret: "the-old-secret" }));
+    stack.create({ clientSecret: "new", sso: true });
+    const plan = planUpdate(clientUpdate(declared({ sso: true }), stack.outs), stack.client);
+    const error = putBackRefusal(plan.putBack, plan.send, refusal);
+    expect(error?.message).toContain(
+      "putting clientSecret back to its prior (sensitive: not shown)",
+    );
+    expect(error?.message).not.toContain("the-old-secret");
+  });
+
+  it("leaves a refusal of what the program declares as it is", () => {
+    const stack = new Stack(live());
+    stack.create({ sso: true });
+    const plan = planUpdate(clientUpdate(declared({ sso: false }), stack.outs), stack.client);
+    expect(putBackRefusal(plan.putBack, plan.send, refusal)).toBeUndefined();
   });
 });

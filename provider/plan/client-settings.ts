@@ -15,13 +15,19 @@
  */
 
 import { isDeepStrictEqual } from "node:util";
-import { ImmutableFieldError, TenantValidationError } from "../errors.js";
+import {
+  ImmutableFieldError,
+  PutBackRefusedError,
+  type TenantApiError,
+  TenantValidationError,
+} from "../errors.js";
 import { isPlainObject, type Props } from "../json.js";
 import {
   fieldFromWire,
   isUnknown,
   POST_LOGIN_PROMPT_FIELDS,
   postLoginPromptReason,
+  SENSITIVE_CLIENT_FIELDS,
   wireName,
 } from "../schema/index.js";
 import { overlay, project } from "./compare.js";
@@ -68,6 +74,8 @@ export interface ClientSettingsPlan {
   readonly send: WireFields;
   /** The prior of each owned path, to keep in the state. */
   readonly remember: readonly PriorEntry[];
+  /** The priors this PATCH puts back (paths that left the program). */
+  readonly putBack: readonly PriorEntry[];
   /**
    * The outputs, given the client as the PATCH answered it; without an answer (nothing sent), the
    * client as it was read, or as last reported.
@@ -156,7 +164,7 @@ export function planCreate(declared: DeclaredClient, live: WireFields): ClientSe
     put(send, wire, strategy.send(live[wire], values[wire], undefined, undefined));
   }
   const remember = ownedPaths(values).map((path) => priorOf(live, path));
-  return plan(declared, send, remember, live);
+  return plan(declared, send, remember, live, []);
 }
 
 /**
@@ -209,7 +217,7 @@ export function planUpdate(update: ClientUpdate, live?: WireFields): ClientSetti
   const remember = ownedPaths(values).map(
     (path) => byPath.get(pathKey(path)) ?? priorOf(live ?? {}, path),
   );
-  return plan(declared, send, remember, current);
+  return plan(declared, send, remember, current, putBack);
 }
 
 /**
@@ -245,8 +253,48 @@ export function fieldsToPutBack(props: Props): string[] {
  * client already holds them). Paths the resource does not own keep their live values.
  */
 export function planDelete(props: Props, live: WireFields): WireFields {
-  const declared = declaredClient(props);
-  return putBackBody(loadPriorPaths(props.prior, declared.values), live, {}, {});
+  return putBackBody(deletePriors(props), live, {}, {});
+}
+
+/** The priors delete puts back: every remembered one. */
+export function deletePriors(props: Props): PriorEntry[] {
+  return loadPriorPaths(props.prior, declaredClient(props).values);
+}
+
+/** How long a prior may be shown in a message before it is shortened. */
+const SHOWN_PRIOR = 60;
+
+/**
+ * The error for a 400 refusing a PATCH `body` that puts `entries` back: the paths it puts back and
+ * their priors (never the prior of a sensitive field), then the tenant's answer. Undefined when the
+ * refusal is not a 400 or the body puts nothing back: the error is then the program's own.
+ */
+export function putBackRefusal(
+  entries: readonly PriorEntry[],
+  body: WireFields,
+  error: TenantApiError,
+): PutBackRefusedError | undefined {
+  const sent = entries.filter(({ path }) => path[0] !== undefined && Object.hasOwn(body, path[0]));
+  if (error.status !== 400 || sent.length === 0) return undefined;
+  const paths = sent.map((entry) => {
+    const [wire = "", ...inside] = entry.path;
+    const { field } = fieldByWireName(wire);
+    return { path: [field, ...inside].join("."), prior: shownPrior(entry, field) };
+  });
+  return new PutBackRefusedError(paths, error);
+}
+
+function shownPrior(entry: PriorEntry, field: (typeof SENSITIVE_CLIENT_FIELDS)[number]): string {
+  if (SENSITIVE_CLIENT_FIELDS.includes(field)) return "sensitive: not shown";
+  if (!("value" in entry)) return "none";
+  const { value } = entry;
+  const text = JSON.stringify(value) ?? "null";
+  if (text.length <= SHOWN_PRIOR) return text;
+  if (typeof value === "string") {
+    // The opening quote kept, the closing one after the ellipsis: still reads as a string.
+    return `${JSON.stringify(value.slice(0, SHOWN_PRIOR)).slice(0, -1)}…", ${value.length} characters`;
+  }
+  return `${text.slice(0, SHOWN_PRIOR)}…, ${text.length} characters of JSON`;
 }
 
 /**
@@ -321,10 +369,12 @@ function plan(
   send: WireFields,
   remember: readonly PriorEntry[],
   unchanged: WireFields,
+  putBack: readonly PriorEntry[],
 ): ClientSettingsPlan {
   return {
     send,
     remember,
+    putBack,
     report: (answer) => outputs(declared, remember, answer ?? unchanged),
   };
 }
