@@ -62,13 +62,11 @@ describe("a private key given to an explicit provider as a secret made in the pr
       await stack.run("preview", { env: { PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true" } });
       await installPlugin(stack.project, plugin());
       await stack.project.editProgram((text) =>
-        text
-          .replace(/^config:\n/m, "config:\n  stagingKey:\n    type: string\n")
-          .replace(
-            /clientSecret: \$\{stagingClientSecret\}/,
-            // biome-ignore lint/suspicious/noTemplateCurlyInString: a YAML interpolation.
-            "clientAssertionPrivateKey:\n        fn::secret: ${stagingKey}",
-          ),
+        text.replace(/^config:\n/m, "config:\n  stagingKey:\n    type: string\n").replace(
+          /clientSecret: \$\{stagingClientSecret\}/,
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a YAML interpolation.
+          "clientAssertionPrivateKey:\n        fn::secret: ${stagingKey}",
+        ),
       );
       const preview = await stack.run("preview");
       expect(preview.error, preview.output).toBeUndefined();
