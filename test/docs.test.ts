@@ -20,10 +20,12 @@ import { packageSchema } from "../provider/plugin/package-schema.js";
 import { RESOURCE_EXAMPLES } from "../provider/plugin/resource-examples.js";
 import { checkInputs, type ResourceKind } from "../provider/schema/index.js";
 import { INPUT_SCHEMAS } from "../provider/schema/kinds.js";
+import { budget, STEP_BOUNDS_MS } from "./support/budgets.js";
 import { REPO_ROOT } from "./support/installed-package.js";
 import { type CodeBlock, codeBlocks, headingAnchors, markdownLinks } from "./support/markdown.js";
 import { ensurePythonEnv, pyright } from "./support/python-env.js";
 import { type GeneratedSdks, generateSdks, goModulePath } from "./support/sdk-gen.js";
+import { runStep, runStepOrThrow } from "./support/steps.js";
 
 const run = promisify(execFile);
 
@@ -31,12 +33,13 @@ const run = promisify(execFile);
 const CHECKED_DOCS = ["README.md", join("docs", "_index.md")];
 
 /**
- * Bounds, about four times what each step took on 2 cores with the suite around: the SDKs'
- * generation (10 s), tsc (8 s), pyright (10 s), `go vet` of programs on the Go SDK (20 s, the
- * Pulumi SDK's packages coming from the build cache `npm ci` filled).
+ * The SDKs' generation (10 s on 2 cores), bounded as in sdk-gen.ts. tsc of the blocks (2 to 7 s)
+ * is a `tsc` step, `go vet` of the Go blocks (under 1 s to 10 s, the Pulumi SDK's packages coming
+ * from the build cache `npm ci` filled) a `goBuild` step, and pyright (1 to 2 s) is bounded by its
+ * helper (python-env.ts): test/support/budgets.ts.
  */
 const GENERATE_MS = 5 * 60_000;
-const CHECK_MS = 3 * 60_000;
+const PYRIGHT_MS = 5 * 60_000;
 
 /** A code block and where it was found, for the failure messages. */
 interface Located extends CodeBlock {
@@ -168,14 +171,16 @@ describe("the code blocks of the README, the Registry's overview and the schema'
       };
       await writeFile(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files }));
       const tsc = join(REPO_ROOT, "node_modules", ".bin", "tsc");
-      const output = await run(tsc, ["-p", dir], { cwd: dir, timeout: CHECK_MS }).then(
-        () => "",
-        (error: { stdout?: string }) => String(error.stdout ?? error),
-      );
+      const result = await runStep(tsc, ["-p", dir], {
+        cwd: dir,
+        boundMs: STEP_BOUNDS_MS.tsc,
+        label: "tsc of the docs' TypeScript blocks",
+      });
       expect(files.length).toBeGreaterThanOrEqual(5);
-      expect(output).toBe("");
+      expect(result.output).toBe("");
+      expect(result.exitCode).toBe(0);
     },
-    CHECK_MS,
+    budget({ tsc: 1 }),
   );
 
   it(
@@ -197,7 +202,7 @@ describe("the code blocks of the README, the Registry's overview and the schema'
       expect(files.length).toBeGreaterThanOrEqual(4);
       expect(findings.filter((f) => f.severity === "error")).toEqual([]);
     },
-    CHECK_MS,
+    PYRIGHT_MS,
   );
 
   it(
@@ -225,20 +230,22 @@ describe("the code blocks of the README, the Registry's overview and the schema'
         GOFLAGS: "-mod=mod",
         CGO_ENABLED: "0",
       };
-      const options = { cwd: dir, env, timeout: CHECK_MS };
-      await run(
+      await runStepOrThrow(
         "go",
         ["mod", "edit", `-require=${modulePath}@v0.0.0`, `-replace=${modulePath}=${sdks.go}`],
-        options,
+        { cwd: dir, env, boundMs: STEP_BOUNDS_MS.node },
       );
-      const output = await run("go", ["vet", "-trimpath", "./..."], options).then(
-        () => "",
-        (error: { stderr?: string }) => String(error.stderr ?? error),
-      );
+      const result = await runStep("go", ["vet", "-trimpath", "./..."], {
+        cwd: dir,
+        env,
+        boundMs: STEP_BOUNDS_MS.goBuild,
+        label: "go vet of the docs' Go blocks",
+      });
       expect(blocksOf("go").length).toBeGreaterThanOrEqual(4);
-      expect(output).toBe("");
+      expect(result.output).toBe("");
+      expect(result.exitCode).toBe(0);
     },
-    CHECK_MS,
+    budget({ node: 1, goBuilds: 1 }),
   );
 
   it("load as Pulumi YAML whose every resource is one of the package's and passes its check", () => {

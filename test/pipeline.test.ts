@@ -5,17 +5,15 @@
  * requests with the comment and runs `up` on the main branch, and its drift gate's script, run here
  * as the runner runs it with a stand-in `pulumi`, tells drift (exit 7) from a broken run.
  */
-import { execFile } from "node:child_process";
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ensureActionlint } from "./support/actionlint.js";
+import { STEP_BOUNDS_MS } from "./support/budgets.js";
 import { REPO_ROOT } from "./support/installed-package.js";
-
-const run = promisify(execFile);
+import { runStep } from "./support/steps.js";
 
 const WORKFLOW = join(REPO_ROOT, "examples", "pipeline", ".github", "workflows", "tenant.yml");
 /** The stack the example names. */
@@ -50,13 +48,12 @@ afterAll(async () => {
 /** actionlint's report on a workflow file, and its exit status. */
 async function actionlint(file: string): Promise<{ status: number; report: string }> {
   const { path } = await ensureActionlint();
-  return run(path, ["-no-color", file], { timeout: 60_000 }).then(
-    ({ stdout }) => ({ status: 0, report: stdout }),
-    (error: { code?: number; stdout?: string }) => ({
-      status: error.code ?? -1,
-      report: String(error.stdout ?? error),
-    }),
-  );
+  const result = await runStep(path, ["-no-color", file], {
+    cwd: work,
+    boundMs: STEP_BOUNDS_MS.node,
+    label: "actionlint",
+  });
+  return { status: result.exitCode, report: result.output };
 }
 
 /** The step of `job` that runs pulumi/actions. */
@@ -117,18 +114,15 @@ describe("the drift gate's script", () => {
       GITHUB_OUTPUT: join(dir, "output"),
       GITHUB_STEP_SUMMARY: join(dir, "summary"),
     };
-    const result = await run("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], {
+    const result = await runStep("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], {
+      cwd: dir,
       env,
-      timeout: 30_000,
-    }).then(
-      ({ stdout }) => ({ status: 0, stdout }),
-      (error: { code?: number; stdout?: string }) => ({
-        status: error.code ?? -1,
-        stdout: String(error.stdout ?? ""),
-      }),
-    );
+      boundMs: STEP_BOUNDS_MS.node,
+      label: "the drift gate's script",
+    });
     return {
-      ...result,
+      status: result.exitCode,
+      stdout: result.stdout,
       args: (await readFile(join(dir, "args"), "utf8")).trim(),
       output: await readFile(join(dir, "output"), "utf8"),
       summary: await readFile(join(dir, "summary"), "utf8"),
