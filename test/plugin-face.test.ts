@@ -100,7 +100,7 @@ describe("the plugin face", () => {
     expect(created.id).toBe(WEB);
     expect(created.properties.description).toBe("Managed");
     expect(created.properties.prior).toEqual(
-      secret({ description: "Server-rendered customer portal" }),
+      secret({ paths: [{ path: ["description"], value: "Server-rendered customer portal" }] }),
     );
     expect(Object.keys(created.properties)).not.toContain("__resourceName");
     expect(h.api.store.getClient(WEB)?.description).toBe("Managed");

@@ -264,12 +264,14 @@ describe("prototype keys", () => {
     expect(h.api.store.getClient(TARGET)?.client_metadata).toEqual(clientMetadata);
   });
 
-  it("remembers null as the prior value of a toString metadata key the client lacked", async () => {
+  it("remembers as absent the prior of a toString metadata key the client lacked", async () => {
     const { outs } = await h.clients.create({
       [NAME_KEY]: "hostile",
       ...client({ clientMetadata: { toString: "t" } }),
     });
-    expect(outs.prior).toEqual({ clientMetadata: { toString: null } });
+    expect(outs.prior).toEqual({
+      paths: [{ path: ["client_metadata", "toString"], absentBelow: 1 }],
+    });
   });
 
   it("removes on delete a toString metadata key that create added", async () => {
