@@ -9,13 +9,23 @@
  * @module
  */
 
+/** The command names, for the suggestion after a typo. */
+const NAMES = ["generate", "snapshot", "audit", "local-tenant", "plugin"];
+
 const COMMANDS = `Usage: pulumi-tenant <command> [options]   (pulumi-tenant <command> --help)
 
   generate --out DIR       write a Pulumi program that declares the live tenant as it is
   snapshot --out FILE      write a seed of the live tenant for the local tenant, secrets left out
   audit                    judge every client of the tenant (or a seed) by the policy pack's rules
   local-tenant             serve the local tenant until stopped, printing one JSON line
-  plugin --out DIR         write the provider plugin as a tarball for pulumi plugin install`;
+  plugin --out DIR         write the provider plugin as a tarball for pulumi plugin install
+
+  --version                this package's version
+
+Exit statuses, the same for every command: 0 done, 1 audit findings, 2 a wrong command line,
+input or output, 3 the tenant could not be read, 4 anything else (docs/guides/commands.md).`;
+
+import { COMMAND_EXIT } from "./errors.js";
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -45,7 +55,7 @@ async function main(argv: readonly string[]): Promise<number> {
       requireServerPeers({ tls: rest.includes("--tls") });
     } catch (error) {
       process.stderr.write(`pulumi-tenant local-tenant: ${(error as Error).message}\n`);
-      return 1;
+      return COMMAND_EXIT.failed;
     }
     const { runLocalTenant } = await import("./local-tenant/command.js");
     return runLocalTenant(rest, io);
@@ -54,12 +64,20 @@ async function main(argv: readonly string[]): Promise<number> {
     const { runPlugin } = await import("./plugin/tarball.js");
     return runPlugin(rest, io);
   }
+  if (command === "--version" || command === "-v") {
+    // By package name: the same file from the sources, the build and an installed copy.
+    process.stdout.write(
+      `${(require("pulumi-tenant/package.json") as { version: string }).version}\n`,
+    );
+    return COMMAND_EXIT.done;
+  }
   if (command === undefined || command === "--help" || command === "-h") {
     process.stdout.write(`${COMMANDS}\n`);
-    return command === undefined ? 2 : 0;
+    return command === undefined ? COMMAND_EXIT.usage : COMMAND_EXIT.done;
   }
-  process.stderr.write(`pulumi-tenant: unknown command "${command}"\n${COMMANDS}\n`);
-  return 2;
+  const { unknownCommandProblem } = await import("./command-line.js");
+  process.stderr.write(`pulumi-tenant: ${unknownCommandProblem(command, NAMES)}\n`);
+  return COMMAND_EXIT.usage;
 }
 
 // Exit as soon as the command is done: a read still paced by the limiter after a failure

@@ -392,9 +392,45 @@ export class PluginBuildError extends errorKind("PluginBuildError", ErrorCodes.p
 export class TenantImportError extends errorKind("TenantImportError", ErrorCodes.import) {}
 
 /**
- * The exit status of a command that failed with `error`: 2 for a wrong command line (the
- * convention of command-line tools), 1 for everything else.
+ * The exit statuses of every `pulumi-tenant` command, one per kind of outcome, the same for all
+ * of them (docs/guides/commands.md, "Exit statuses"): a pipeline tells a wrong invocation from an
+ * unreachable tenant from a tenant that breaks a rule without reading the message.
  */
+export const COMMAND_EXIT = {
+  /** The command did its work. */
+  done: 0,
+  /** `audit` only: the tenant breaks a rule at the level that fails the audit. */
+  findings: 1,
+  /**
+   * What the user gave cannot be used, and nothing was read: the command line, an input file
+   * (seed, policy config, private key), the settings or credentials, the output (`--out` exists,
+   * is not writable, is a file where a folder is wanted), the local tenant's port.
+   */
+  usage: 2,
+  /** The tenant could not be read: unreachable, credentials refused, an API error, a timeout. */
+  unreadable: 3,
+  /** Anything else: the plugin's build lacks a tool, or a failure this package did not expect. */
+  failed: 4,
+} as const;
+
+/** The kinds of error that are a usage failure ({@link COMMAND_EXIT}`.usage`). */
+const USAGE_ERRORS = [
+  GenerateUsageError,
+  CommandUsageError,
+  SeedError,
+  TenantConfigError,
+  GenerateOutputError,
+  SnapshotOutputError,
+  UnknownClientError,
+  LocalTenantError,
+];
+
+/** The kinds of error of a tenant that could not be read ({@link COMMAND_EXIT}`.unreadable`). */
+const UNREADABLE_ERRORS = [TenantApiError, TenantAuthError, TenantNetworkError, TenantTimeoutError];
+
+/** The exit status of a command that failed with `error` ({@link COMMAND_EXIT}). */
 export function exitStatusOf(error: TenantError): number {
-  return error instanceof GenerateUsageError || error instanceof CommandUsageError ? 2 : 1;
+  if (USAGE_ERRORS.some((kind) => error instanceof kind)) return COMMAND_EXIT.usage;
+  if (UNREADABLE_ERRORS.some((kind) => error instanceof kind)) return COMMAND_EXIT.unreadable;
+  return COMMAND_EXIT.failed;
 }

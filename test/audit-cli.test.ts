@@ -450,7 +450,10 @@ describe("pulumi-tenant audit of the live tenant", () => {
     const { code, stderr } = await audit([], { TENANT_DOMAIN: tenant.domain });
     expect([code, stderr]).toEqual([
       2,
-      "pulumi-tenant audit: pulumi-tenant has no credentials: set tenant:domain (or TENANT_DOMAIN) and tenant:clientId (TENANT_CLIENT_ID) with either tenant:clientAssertionPrivateKey (TENANT_CLIENT_ASSERTION_PRIVATE_KEY) or tenant:clientSecret (TENANT_CLIENT_SECRET), or tenant:apiToken (TENANT_API_TOKEN) alone, e.g. `pulumi config set tenant:domain acme.tenants.example` and `pulumi config set --secret tenant:clientAssertionPrivateKey < private-key.pem`\n",
+      "pulumi-tenant audit: pulumi-tenant has no credentials: give --domain (or TENANT_DOMAIN) and " +
+        "--client-id (or TENANT_CLIENT_ID) with either --client-assertion-private-key-file (or " +
+        "TENANT_CLIENT_ASSERTION_PRIVATE_KEY) or --client-secret (or TENANT_CLIENT_SECRET), or " +
+        "--api-token (or TENANT_API_TOKEN) alone (see --help)\n",
     ]);
     expect(tenant.requests().total).toBe(0);
   });
@@ -540,7 +543,8 @@ describe("pulumi-tenant audit --seed", () => {
     const { code, stderr } = await audit(["--seed", seedFile, "--out", out]);
     expect([code, stderr]).toEqual([
       2,
-      `pulumi-tenant audit: --out ${out}: cannot write the report: ENOENT: no such file or directory, open '${out}'\n`,
+      `pulumi-tenant audit: --out ${out}: the folder ${join(dir, "no-such-folder")} does not ` +
+        "exist; create it first\n",
     ]);
   });
 

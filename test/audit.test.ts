@@ -10,7 +10,6 @@ import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import type { WireClient } from "../provider/api/client-read-policy.js";
-import { auditExitStatusOf } from "../provider/audit/command.js";
 import {
   AUDIT_WIRE_FIELDS,
   declaredOf,
@@ -35,6 +34,7 @@ import { sarifLogOf } from "../provider/audit/sarif.js";
 import { renderText } from "../provider/audit/text.js";
 import {
   CommandUsageError,
+  exitStatusOf,
   SeedError,
   TenantApiError,
   TenantConfigError,
@@ -580,7 +580,7 @@ describe("the exit status", () => {
         new TenantConfigError("set tenant:domain"),
         new TenantApiError({ method: "GET", path: "/clients", status: 403 }),
         new TenantNetworkError("connection refused"),
-      ].map(auditExitStatusOf),
+      ].map(exitStatusOf),
     ).toEqual([2, 2, 2, 3, 3]);
   });
 });
@@ -848,7 +848,7 @@ describe("the command line", () => {
 
   it("refuses a flag it does not know", () => {
     expect(() => parseAuditArgs(["--fields", "name"])).toThrow(
-      new CommandUsageError("Unknown option '--fields' (see --help)"),
+      new CommandUsageError("unknown option --fields (see --help)"),
     );
   });
 });

@@ -176,7 +176,7 @@ describe("a project generated from the default local tenant", { timeout: GENERAT
     ]);
     await writeFile(join(named.out, "index.ts"), `${program}// my edit\n`);
     const again = await generate(s.api, [], named.out);
-    expect(again.code).toBe(1);
+    expect(again.code).toBe(2);
     expect(again.stderr).toBe(
       `pulumi-tenant generate: ${join(named.out, "index.ts")} already exists with other content; ` +
         "pass --force to overwrite, or choose another --out folder\n",
@@ -266,7 +266,7 @@ describe("failures", { timeout: budget({ node: 1 }) }, () => {
       TENANT_CLIENT_ID: undefined,
       TENANT_CLIENT_SECRET: undefined,
     });
-    expect(generated.code).toBe(1);
+    expect(generated.code).toBe(3);
     expect(generated.stderr).toBe(
       "pulumi-tenant generate: reading the tenant: GET /guardian/factors/push-notification/selected-provider failed with 403 insufficient_scope: needs read:guardian_factors\n",
     );
@@ -275,7 +275,7 @@ describe("failures", { timeout: budget({ node: 1 }) }, () => {
   it("names the client ids the tenant does not know", async () => {
     s = await startStack(project.dir, {});
     const generated = await generate(s.api, ["--clients", `${DEFAULT_SEED_IDS.spa},nope`]);
-    expect(generated.code).toBe(1);
+    expect(generated.code).toBe(2);
     expect(generated.stderr).toBe(
       'pulumi-tenant generate: the tenant has no client with the id "nope" (GET /clients/{id} answered 404); check the ids given to --clients\n',
     );

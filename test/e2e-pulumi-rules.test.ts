@@ -162,7 +162,8 @@ describe("credential rotation (the provider entry keeps the config of the last u
 
     const revoked =
       `ClientSettings "portal": getting an access token for client ${s.stack.api.clientId} ` +
-      `from ${s.stack.api.tokenUrl} failed with 401 access_denied: Unauthorized`;
+      `from ${s.stack.api.tokenUrl} failed with 401 access_denied: Unauthorized; ` +
+      `check the client secret given for client ${s.stack.api.clientId}`;
     expect(refresh.exitCode).toBe(1);
     // refresh fails in its preview pass, destroy in the deletion itself: neither writes anything.
     expect(refresh.error).toBe(`Preview failed: ${revoked}\npreview failed`);

@@ -4,9 +4,11 @@ import {
   exitStatusOf,
   GenerateOutputError,
   GenerateUsageError,
+  PluginBuildError,
   TenantApiError,
   TenantConfigError,
   TenantError,
+  TenantNetworkError,
   TenantTimeoutError,
   UnknownClientError,
 } from "../provider/errors.js";
@@ -103,10 +105,12 @@ describe("the errors of pulumi-tenant generate", () => {
     expect(ErrorCodes.generateUsage).toBe("ERR_GENERATE_USAGE");
   });
 
-  it("end the command with 2 for a wrong command line and 1 for anything else", () => {
+  it("end the command with 2 for what the user gave, 3 for an unreadable tenant, 4 for the rest", () => {
     expect(exitStatusOf(new GenerateUsageError("--fields: name at least one field"))).toBe(2);
-    expect(exitStatusOf(new UnknownClientError(["abc"]))).toBe(1);
-    expect(exitStatusOf(new TenantConfigError("no domain"))).toBe(1);
+    expect(exitStatusOf(new UnknownClientError(["abc"]))).toBe(2);
+    expect(exitStatusOf(new TenantConfigError("no domain"))).toBe(2);
+    expect(exitStatusOf(new TenantNetworkError("refused"))).toBe(3);
+    expect(exitStatusOf(new PluginBuildError("no codesign"))).toBe(4);
   });
 });
 

@@ -382,10 +382,13 @@ describe("pulumi-tenant snapshot", () => {
     const out = join(dir, "exists.json");
     await writeFile(out, "{}");
     const { code, stderr } = await snapshot(tenant, out);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toBe(
-      `pulumi-tenant snapshot: ${out} already exists; pass --force to overwrite it, or choose another --out\n`,
+      `pulumi-tenant snapshot: --out ${out}: ${out} already exists; pass --force to overwrite it, ` +
+        "or choose another file\n",
     );
+    // Checked before the first request.
+    expect(tenant.requests().total).toBe(0);
     expect(await readFile(out, "utf8")).toBe("{}");
   });
 });
@@ -407,10 +410,10 @@ describe("the errors of the test kit", () => {
     ]);
   });
 
-  it("end a command with 2 for a wrong command line and 1 for a seed or a port", () => {
+  it("end a command with 2 for a wrong command line, a seed or a port alike", () => {
     expect(
       [new CommandUsageError("x"), new SeedError("x"), new LocalTenantError("x")].map(exitStatusOf),
-    ).toEqual([2, 1, 1]);
+    ).toEqual([2, 2, 2]);
   });
 });
 

@@ -42,7 +42,8 @@ export function getTenantClient(settings: TenantSettings, who?: string): TenantA
   limiter.useBudget(settings.budget, who);
   let client = clients.get(key);
   if (!client) {
-    client = new TenantApiClient(settings, { limiter });
+    // A failure that may heal is retried with a line saying so (docs/guides/commands.md).
+    client = new TenantApiClient(settings, { limiter, notice: report });
     clients.set(key, client);
   }
   return client;

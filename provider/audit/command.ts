@@ -9,14 +9,9 @@
 
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { resolveSettings } from "../config.js";
-import {
-  CommandUsageError,
-  GenerateUsageError,
-  SeedError,
-  TenantConfigError,
-  TenantError,
-} from "../errors.js";
+import { checkFileOutput } from "../command-output.js";
+import { resolveCommandSettings } from "../config.js";
+import { COMMAND_EXIT, CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 import { type AuditOptions, parseAuditArgs, USAGE } from "./options.js";
 import { defaultRuleSettings, readRuleSettings } from "./policy-config.js";
 import {
@@ -49,24 +44,6 @@ export interface AuditIo {
 
 /** Pages from which progress is reported: below this a read takes a second or two. */
 const PROGRESS_FROM_PAGES = 3;
-
-/**
- * The exit status of an audit that failed with `error`: {@link AUDIT_EXIT}`.usage` for what the
- * user gave (the command line, the config or seed file, missing or unusable credentials: nothing
- * was sent), {@link AUDIT_EXIT}`.unreadable` for a tenant that answered with an error, could not
- * be reached, or took too long. Never `failed`, which a pipeline reads as "the tenant breaks a
- * rule".
- *
- * @internal
- */
-export function auditExitStatusOf(error: TenantError): number {
-  const usage =
-    error instanceof CommandUsageError ||
-    error instanceof GenerateUsageError ||
-    error instanceof SeedError ||
-    error instanceof TenantConfigError;
-  return usage ? AUDIT_EXIT.usage : AUDIT_EXIT.unreadable;
-}
 
 /** This package's version, for the SARIF log's tool. */
 function ownVersion(): string {
@@ -110,11 +87,13 @@ export async function runAudit(args: readonly string[], io: AuditIo): Promise<nu
     }
     const settings =
       options.config === undefined ? defaultRuleSettings() : await readRuleSettings(options.config);
+    // Before the first request: a wrong --out must not wait for the whole tenant to be read.
+    if (options.out !== undefined) await checkFileOutput("--out", options.out, undefined);
     let read: ReadClients;
     if (options.seed !== undefined) {
       read = readSeed(options.seed);
     } else {
-      const tenant = resolveSettings(options.connection, io.env);
+      const tenant = resolveCommandSettings(options.connection, io.env);
       read = await readLive(
         tenant,
         (done, pages, total) => {
@@ -148,9 +127,9 @@ export async function runAudit(args: readonly string[], io: AuditIo): Promise<nu
   } catch (error) {
     if (error instanceof TenantError) {
       say(`pulumi-tenant audit: ${error.message}`);
-      return auditExitStatusOf(error);
+      return exitStatusOf(error);
     }
     say(`pulumi-tenant audit: unexpected failure: ${(error as Error)?.stack ?? String(error)}`);
-    return AUDIT_EXIT.unreadable;
+    return COMMAND_EXIT.failed;
   }
 }

@@ -7,6 +7,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { commandLineProblem } from "../command-line.js";
 import type { ConfigSource } from "../config.js";
 import { CommandUsageError } from "../errors.js";
 import {
@@ -111,8 +112,7 @@ export function parseAuditArgs(args: readonly string[]): AuditOptions | "help" {
   try {
     ({ values } = parse(args));
   } catch (error) {
-    const first = (error as Error).message.split(". ")[0] ?? String(error);
-    throw new CommandUsageError(`${first.replace(/\.$/, "")} (see --help)`);
+    throw new CommandUsageError(commandLineProblem(error, USAGE));
   }
   if (values.help === true) return "help";
   const seed = file("seed", values.seed);

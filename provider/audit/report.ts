@@ -7,6 +7,7 @@
  */
 
 import type { WireClient } from "../api/client-read-policy.js";
+import { COMMAND_EXIT } from "../errors.js";
 import type { RuleName } from "../policy/rule-types.js";
 import { type Finding, judgeClients } from "./judge.js";
 import type { FindingLevel, RuleLevel, RuleSetting } from "./policy-config.js";
@@ -85,11 +86,14 @@ export function countsOf(report: AuditReport): FindingCounts {
 
 /**
  * The exit statuses of `pulumi-tenant audit`, what a pipeline gates on: `passed` no finding at the
- * level that fails, `failed` one or more, `usage` a wrong command line or input file (nothing was
- * read), `unreadable` the tenant could not be read (or the audit failed unexpectedly), so nothing
- * was judged.
+ * level that fails, `failed` one or more; the failures are every command's ({@link COMMAND_EXIT}).
  */
-export const AUDIT_EXIT = { passed: 0, failed: 1, usage: 2, unreadable: 3 } as const;
+export const AUDIT_EXIT = {
+  passed: COMMAND_EXIT.done,
+  failed: COMMAND_EXIT.findings,
+  usage: COMMAND_EXIT.usage,
+  unreadable: COMMAND_EXIT.unreadable,
+} as const;
 
 /**
  * {@link AUDIT_EXIT}`.failed` when a finding is at a level that fails the audit: mandatory ones

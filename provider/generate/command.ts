@@ -8,8 +8,9 @@
 
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { resolveSettings } from "../config.js";
-import { exitStatusOf, GenerateOutputError, TenantError } from "../errors.js";
+import { checkFolderOutput } from "../command-output.js";
+import { resolveCommandSettings } from "../config.js";
+import { COMMAND_EXIT, exitStatusOf, GenerateOutputError, TenantError } from "../errors.js";
 import { type ClientDeclaration, declarationOf, planProgram } from "./adopt.js";
 import { wireFieldsToRead } from "./fields.js";
 import { renderImportFile } from "./import-file.js";
@@ -84,8 +85,9 @@ async function writeProject(
 }
 
 /**
- * Runs the command with the arguments after `generate` and returns the exit status: 0 done, 1 the
- * tenant or the output folder failed, 2 the command line is wrong. Expected failures (the
+ * Runs the command with the arguments after `generate` and returns the exit status
+ * ({@link COMMAND_EXIT}): 0 done, 2 the command line, the settings or the output folder is wrong
+ * (the folder checked before the first request), 3 the tenant could not be read. Expected failures (the
  * package's `TenantError`s, its own included) are printed as one line without a stack.
  */
 export async function runGenerate(args: readonly string[], io: CommandIo): Promise<number> {
@@ -96,7 +98,9 @@ export async function runGenerate(args: readonly string[], io: CommandIo): Promi
       io.stdout(USAGE);
       return 0;
     }
-    const settings = resolveSettings(options.config, io.env);
+    const settings = resolveCommandSettings(options.config, io.env);
+    // Before the first request: a wrong --out must not wait for the whole tenant to be read.
+    await checkFolderOutput("--out", options.out);
     // Each page's clients are declared as the page arrives, while the next one waits for the
     // tenant's rate limit: after the last page, only the names and the files are left to make.
     const declared = new Map<string, ClientDeclaration>();
@@ -154,6 +158,6 @@ export async function runGenerate(args: readonly string[], io: CommandIo): Promi
       return exitStatusOf(error);
     }
     say(`pulumi-tenant generate: unexpected failure: ${(error as Error)?.stack ?? String(error)}`);
-    return 1;
+    return COMMAND_EXIT.failed;
   }
 }

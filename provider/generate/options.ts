@@ -9,6 +9,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { CLIENT_ASSERTION_ALGS, DEFAULT_CLIENT_ASSERTION_ALG } from "../api/client-assertion.js";
+import { commandLineProblem } from "../command-line.js";
 import type { ConfigSource } from "../config.js";
 import { CommandUsageError, GenerateUsageError } from "../errors.js";
 import { APP_TYPES, type ClientSettingsField } from "../schema/index.js";
@@ -119,7 +120,7 @@ export function parseGenerateArgs(args: readonly string[]): GenerateOptions | "h
   try {
     parsed = parse(args);
   } catch (error) {
-    throw new GenerateUsageError(`${(error as Error).message} (see --help)`);
+    throw new GenerateUsageError(commandLineProblem(error, USAGE));
   }
   const { values } = parsed;
   if (values.help) return "help";

@@ -4,15 +4,17 @@
  * of the local tenant's options: `startLocalTenant` takes the same options as an object), prints ONE
  * JSON line on stdout (domain, credentials, seeded ids; docs/local-tenant.md), then serves until
  * SIGINT or SIGTERM and exits 0; or, given `-- COMMAND`, runs the command against it and exits with
- * the command's status. A wrong command line exits 2, a seed or a port it cannot use 1, each with
- * one line on stderr and nothing started.
+ * the command's status. A wrong command line, a seed or a port it cannot use exit 2
+ * (docs/guides/commands.md, "Exit statuses"), each with one line on stderr and nothing started.
  *
  * @module
  */
 
 import { spawn } from "node:child_process";
+import { constants as osConstants } from "node:os";
 import { parseArgs } from "node:util";
-import { CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
+import { commandLineProblem } from "../command-line.js";
+import { COMMAND_EXIT, CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 import { MAX_BACKGROUND_BURST, MAX_BACKGROUND_RATE } from "./background-load.js";
 import { isLoopback } from "./context.js";
 import { parseNetworkDelayFlag } from "./network-delay.js";
@@ -123,10 +125,7 @@ function parse(argv: readonly string[]) {
       },
     }).values;
   } catch (error) {
-    // Node's own wording ("Unknown option '--prot'. To specify a positional argument ...") is
-    // about positionals, which this command has none of: keep its first sentence only.
-    const first = (error as Error).message.split(". ")[0] ?? String(error);
-    throw new CommandUsageError(first.replace(/\.$/, ""));
+    throw new CommandUsageError(commandLineProblem(error, USAGE));
   }
 }
 
@@ -277,11 +276,26 @@ function stopSignal(): Promise<void> {
 }
 
 /**
+ * The exit status of a command that ended with `code` or was ended by `signal`: its own status, or
+ * 128 plus the signal's number, as a shell reports it (130 for SIGINT, 143 for SIGTERM).
+ *
+ * @internal
+ */
+export function statusOfExit(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  const number = signal === null ? undefined : osConstants.signals[signal];
+  return number === undefined ? COMMAND_EXIT.failed : 128 + number;
+}
+
+/**
  * Runs `command` with the tenant's `TENANT_DOMAIN`, `TENANT_CLIENT_ID` and `TENANT_CLIENT_SECRET`
  * (the package's environment fallbacks, README "Configuration") added to this process's
- * environment, its output passed through, and resolves with its exit status (1 when it could not
- * start or was killed by a signal): one command for a pipeline that starts the tenant, runs the
- * tests against it and stops it (docs/local-tenant.md, "Starting it").
+ * environment, its output passed through, and resolves with its exit status once it is gone
+ * ({@link statusOfExit}; 2 when it could not start): one command for a pipeline that starts the
+ * tenant, runs the tests against it and stops it (docs/local-tenant.md, "Starting it").
+ *
+ * SIGINT and SIGTERM sent to this process are passed to the command, and this process waits for
+ * it to end: a cancelled CI job must not leave the tests running against a tenant that is gone.
  */
 function runAgainst(
   api: TenantApi,
@@ -300,18 +314,30 @@ function runAgainst(
         ...(api.caFile === undefined ? {} : { NODE_EXTRA_CA_CERTS: api.caFile }),
       },
     });
+    const pass = (signal: NodeJS.Signals) => () => {
+      child.kill(signal);
+    };
+    const onInt = pass("SIGINT");
+    const onTerm = pass("SIGTERM");
+    process.on("SIGINT", onInt);
+    process.on("SIGTERM", onTerm);
+    const done = (status: number) => {
+      process.off("SIGINT", onInt);
+      process.off("SIGTERM", onTerm);
+      resolve(status);
+    };
     child.on("error", (error) => {
       io.stderr(`pulumi-tenant local-tenant: cannot run ${program}: ${error.message}\n`);
-      resolve(1);
+      done(COMMAND_EXIT.usage);
     });
-    child.on("exit", (code) => resolve(code ?? 1));
+    child.on("exit", (code, signal) => done(statusOfExit(code, signal)));
   });
 }
 
 /**
  * Runs the command with the arguments after `local-tenant`: starts the server, prints its line,
  * and resolves with the exit status once a signal has stopped it (0), or at once when the command
- * line (2), the seed or the port (1) is wrong.
+ * line, the seed or the port is wrong (2).
  */
 export async function runLocalTenant(args: readonly string[], io: LocalTenantIo): Promise<number> {
   const dashes = args.indexOf("--");
@@ -331,8 +357,8 @@ export async function runLocalTenant(args: readonly string[], io: LocalTenantIo)
     if (warning !== undefined) io.stderr(warning);
   } catch (error) {
     if (error instanceof TenantError) {
-      const usage = error instanceof CommandUsageError ? `\n${USAGE}` : "";
-      io.stderr(`pulumi-tenant local-tenant: ${error.message}${usage}\n`);
+      // One line, not the whole usage after it: the line names the flag; --help has the rest.
+      io.stderr(`pulumi-tenant local-tenant: ${error.message}\n`);
       return exitStatusOf(error);
     }
     throw error;
@@ -352,6 +378,6 @@ export async function runLocalTenant(args: readonly string[], io: LocalTenantIo)
     return code;
   } catch (error) {
     io.stderr(`pulumi-tenant local-tenant: stopping failed: ${(error as Error).message}\n`);
-    return 1;
+    return COMMAND_EXIT.failed;
   }
 }

@@ -15,9 +15,17 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { commandLineProblem } from "../command-line.js";
+import { checkFileOutput } from "../command-output.js";
 import type { ConfigSource } from "../config.js";
-import { resolveSettings } from "../config.js";
-import { CommandUsageError, exitStatusOf, SnapshotOutputError, TenantError } from "../errors.js";
+import { resolveCommandSettings } from "../config.js";
+import {
+  COMMAND_EXIT,
+  CommandUsageError,
+  exitStatusOf,
+  SnapshotOutputError,
+  TenantError,
+} from "../errors.js";
 import { ADDON_KEY_MATERIAL, wireFieldsToRead } from "../generate/fields.js";
 import {
   CREDENTIAL_OPTIONS,
@@ -68,8 +76,7 @@ function parseSnapshotArgs(args: readonly string[]): SnapshotOptions | "help" {
   try {
     ({ values } = parse(args));
   } catch (error) {
-    const first = (error as Error).message.split(". ")[0] ?? String(error);
-    throw new CommandUsageError(`${first.replace(/\.$/, "")} (see --help)`);
+    throw new CommandUsageError(commandLineProblem(error, USAGE));
   }
   if (values.help === true) return "help";
   if (values.out === undefined || values.out.trim() === "") {
@@ -203,8 +210,9 @@ export interface SnapshotIo {
 }
 
 /**
- * Runs the command with the arguments after `snapshot` and returns the exit status: 0 written, 1
- * the tenant or the file failed, 2 the command line is wrong. The seed is checked by the local
+ * Runs the command with the arguments after `snapshot` and returns the exit status
+ * ({@link COMMAND_EXIT}): 0 written, 2 the command line, the settings or the file is wrong (the
+ * file checked before the first request), 3 the tenant could not be read. The seed is checked by the local
  * tenant's own loader before it is written, so a file that is written loads.
  */
 export async function runSnapshot(args: readonly string[], io: SnapshotIo): Promise<number> {
@@ -215,7 +223,9 @@ export async function runSnapshot(args: readonly string[], io: SnapshotIo): Prom
       io.stdout(USAGE);
       return 0;
     }
-    const settings = resolveSettings(options.config, io.env);
+    const settings = resolveCommandSettings(options.config, io.env);
+    // Before the first request: a wrong --out must not wait for the whole tenant to be read.
+    await checkFileOutput("--out", options.out, options.force);
     const [reads, eventStreamIds] = await Promise.all([
       readTenant(settings, { kind: "all" }, fieldsToRead(), (done, pages, total) => {
         if (pages >= 3) say(`read ${done} of ${pages} pages (${total} clients)`);
@@ -261,6 +271,6 @@ export async function runSnapshot(args: readonly string[], io: SnapshotIo): Prom
       return exitStatusOf(error);
     }
     say(`pulumi-tenant snapshot: unexpected failure: ${(error as Error)?.stack ?? String(error)}`);
-    return 1;
+    return COMMAND_EXIT.failed;
   }
 }

@@ -9,10 +9,11 @@
  * @module
  */
 
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { create } from "tar";
-import { CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
+import { checkFolderOutput, makeFolder } from "../command-output.js";
+import { COMMAND_EXIT, CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 
 /** The files of the bundle folder the build writes (`npm run build`), in the tarball's order. */
 const BUNDLE_FILES = ["pulumi-resource-tenant", "main.js", "main.js.LEGAL.txt", "schema.json"];
@@ -37,11 +38,24 @@ export function tarballName(version: string, platform: string): string {
   return `pulumi-resource-tenant-v${version}-${platform}.tar.gz`;
 }
 
-/** Parses `--out DIR` (or `--out=DIR`). */
-function parseOut(argv: readonly string[]): string {
+/** `--help`. */
+const USAGE = `Usage: pulumi-tenant plugin --out DIR
+
+Writes the provider plugin as DIR/pulumi-resource-tenant-v<version>-<os>-<arch>.tar.gz (DIR
+created if missing), which \`pulumi plugin install resource tenant <version> --file <tarball>\`
+installs on a machine without npm (docs/plugin.md, "How users get the plugin").
+
+Options:
+  --out DIR               the folder to write the tarball to
+  -h, --help              this text
+`;
+
+/** Parses `--out DIR` (or `--out=DIR`); `"help"` for `-h`/`--help`. */
+function parseOut(argv: readonly string[]): string | "help" {
   let out: string | undefined;
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index] ?? "";
+    if (arg === "--help" || arg === "-h") return "help";
     if (arg === "--out") out = argv[++index];
     else if (arg.startsWith("--out=")) out = arg.slice("--out=".length);
     else
@@ -57,7 +71,9 @@ function parseOut(argv: readonly string[]): string {
 
 /**
  * Writes the tarball into the folder `--out` names (created if needed) and prints its path and
- * size; 2 for a wrong command line, 1 when the bundle is missing (a checkout not built).
+ * size; the exit status is every command's ({@link COMMAND_EXIT}): 2 for a wrong command line or
+ * an output folder that cannot be written (checked first, one line, no stack), 4 when the bundle
+ * is missing (a checkout not built).
  */
 export async function runPlugin(
   argv: readonly string[],
@@ -65,22 +81,35 @@ export async function runPlugin(
 ): Promise<number> {
   try {
     const out = parseOut(argv);
+    if (out === "help") {
+      io.stdout(USAGE);
+      return COMMAND_EXIT.done;
+    }
     const bundle = join(__dirname, "bundle");
     const missing = BUNDLE_FILES.filter((file) => !existsSync(join(bundle, file)));
     if (missing.length > 0) {
       io.stderr(
         `pulumi-tenant plugin: the plugin bundle is missing ${missing.join(", ")} in ${bundle}; run npm run build\n`,
       );
-      return 1;
+      return COMMAND_EXIT.failed;
     }
     const version = (require("../../../package.json") as { version: string }).version;
-    mkdirSync(out, { recursive: true });
+    await checkFolderOutput("--out", out);
+    await makeFolder("--out", out);
     const file = join(out, tarballName(version, pluginPlatform(process.platform, process.arch)));
-    await create({ gzip: { level: 9 }, file, cwd: bundle, portable: true }, BUNDLE_FILES);
+    try {
+      await create({ gzip: { level: 9 }, file, cwd: bundle, portable: true }, BUNDLE_FILES);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new CommandUsageError(`--out ${out}: cannot write ${file} (${code})`);
+    }
     io.stdout(`${file} (${statSync(file).size} bytes)\n`);
-    return 0;
+    return COMMAND_EXIT.done;
   } catch (error) {
-    if (!(error instanceof TenantError)) throw error;
+    if (!(error instanceof TenantError)) {
+      io.stderr(`pulumi-tenant plugin: unexpected failure: ${(error as Error)?.stack ?? error}\n`);
+      return COMMAND_EXIT.failed;
+    }
     io.stderr(`pulumi-tenant plugin: ${error.message}\n`);
     return exitStatusOf(error);
   }
