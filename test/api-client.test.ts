@@ -1,8 +1,9 @@
 import { inspect } from "node:util";
 import type { AxiosError } from "axios";
 import { afterEach, describe, expect, it } from "vitest";
+import { ClientCredentialsTokenSource } from "../provider/api/auth.js";
 import { type OperationContext, TenantApiClient } from "../provider/api/client.js";
-import { retryDelayMs } from "../provider/api/http.js";
+import { createAuthHttp, retryDelayMs } from "../provider/api/http.js";
 import { DEFAULT_PACING_BUDGET } from "../provider/api/pacing.js";
 import type { Credentials, TenantSettings } from "../provider/config.js";
 import {
@@ -327,6 +328,24 @@ describe("TenantApiClient with client credentials", () => {
           "and the server asked to wait 600 s (Retry-After) before another try, past the token request's own limit of 60 s, of which 60 s were left",
       );
     }
+  });
+
+  it("gives up on a token endpoint that never answers within the token request's own limit, saying so", async () => {
+    server = await startScriptedServer(() => "hang");
+    const url = server.url;
+    const http = createAuthHttp({
+      timeoutMs: 5000,
+      policy: fastRetries,
+      stats: { attempts: 0, retries: 0, rateLimited: 0 },
+    });
+    const source = new ClientCredentialsTokenSource(credentialsFor(url), http, Date.now, 300);
+    const started = Date.now();
+    const error = await source.getToken().catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(error).toBeInstanceOf(TenantAuthError);
+    expect((error as Error).message).toBe(
+      `getting an access token for client m2m from ${url}/oauth/token did not finish within the token request's own limit of 300 ms`,
+    );
   });
 
   it("names the client and the token endpoint's answer when the credentials are refused, not the secret", async () => {

@@ -177,7 +177,8 @@ export class ClientCredentialsTokenSource implements TokenSource {
     this.requests += 1;
     let body: Record<string, unknown>;
     const limit = AbortSignal.timeout(this.limitMs);
-    const ownLimit = `the token request's own limit of ${Math.round(this.limitMs / 1000)} s`;
+    const { limitMs } = this;
+    const ownLimit = `the token request's own limit of ${limitMs % 1000 === 0 ? `${limitMs / 1000} s` : `${limitMs} ms`}`;
     try {
       // The body is the interceptor's (see the constructor).
       const response = await this.http.request({
