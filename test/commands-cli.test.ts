@@ -429,4 +429,27 @@ describe("local-tenant -- CMD", () => {
       expect(alive(pid)).toBe(false);
     },
   );
+
+  it("leaves no server running when npm run tenant-api is stopped with SIGTERM", async () => {
+    const npm = spawn("npm", ["run", "--silent", "tenant-api", "--", "--port", "0"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    const exited = new Promise<number | null>((done) => npm.on("exit", (code) => done(code)));
+    const server = await new Promise<number>((done, fail) => {
+      let text = "";
+      npm.stdout?.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes("\n"))
+          done((JSON.parse(text.split("\n")[0] ?? "") as { pid: number }).pid);
+      });
+      void exited.then((code) => fail(new Error(`npm exited with ${code} before the JSON line`)));
+    });
+    npm.kill("SIGTERM");
+    await exited;
+    // npm ends after its script, and the script (exec'd, no shell between) after the server.
+    const left = alive(server);
+    if (left) process.kill(server, "SIGKILL");
+    expect(left).toBe(false);
+  });
 });
