@@ -4,7 +4,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { overlaps, ownedPaths, pathText } from "../provider/plan/owned-paths.js";
+import { overlaps, ownedPaths } from "../provider/plan/owned-paths.js";
 import { UNKNOWN } from "../provider/schema/unknown.js";
 
 describe("ownedPaths", () => {
@@ -95,11 +95,5 @@ describe("overlaps", () => {
 
   it("does not take a key that merely begins like another for a shared path", () => {
     expect(overlaps([["client_metadata", "team"]], [["client_metadata", "teams"]])).toEqual([]);
-  });
-});
-
-describe("pathText", () => {
-  it("spells a path with dots between its keys", () => {
-    expect(pathText(["jwt_configuration", "alg"])).toBe("jwt_configuration.alg");
   });
 });

@@ -65,8 +65,3 @@ export function overlaps(
   }
   return shared;
 }
-
-/** A path as the reports spell it: its keys joined with dots (`jwt_configuration.alg`). */
-export function pathText(path: OwnedPath): string {
-  return path.join(".");
-}
