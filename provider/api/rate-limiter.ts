@@ -14,10 +14,13 @@
  * seconds, rounded up). From one answer, `(limit - remaining - 1) / (reset - now)` is a lower
  * bound of the rate: the numerator is below the tokens missing, and rounding `reset` up only
  * lengthens the denominator. Without the `- 1`, an answer from a nearly full bucket reads as a
- * rate up to twice the tenant's, and the limiter, which keeps the largest bound, would pace too
- * fast for the rest of the run. So the largest bound seen so far converges on the true rate from
- * below: never faster than the tenant allows, and within a few percent of it after a few dozen
- * answers from a drained bucket. `now` is when the request was let out, not when its answer came
+ * rate up to twice the tenant's. So the largest bound of the last 10 s converges on the true rate
+ * from below: never faster than the tenant allows, and within a few percent of it after a few
+ * dozen answers from a drained bucket. A tenant we did not write may keep another clock or round
+ * its reset down: the bounds are then read by its `Date`, capped by upper bounds and by the limit
+ * a second, and no single answer can fool them (`pacing-figures.ts`; docs/decisions.md, "A tenant
+ * we did not write"). Each of the tenant's buckets (an endpoint group may have its own) is paced by
+ * a model of its own (`pacing-buckets.ts`). `now` is when the request was let out, not when its answer came
  * back: the server counted it in between, so the bound stays a lower bound however late the answer is read (a provider busy
  * for 200 ms would otherwise learn a rate above the tenant's and draw 429s). Between answers the
  * bucket refills locally at that rate; each answer re-synchronises the local count with the
