@@ -339,3 +339,34 @@ describe("a put-back the tenant refuses (defect 9)", () => {
     expect(putBackRefusal(plan.putBack, plan.send, refusal)).toBeUndefined();
   });
 });
+
+describe("what a put-back reads", () => {
+  it("reads the fields of the paths put back, and organization_require_behavior for oidc_conformant", () => {
+    const stack = new Stack(live());
+    stack.create({ oidcConformant: true, jwtConfiguration: { alg: "HS256" } });
+    const update = clientUpdate(declared({ sso: true }), stack.outs);
+    expect(fieldsToRead(update.declared, update.removed)).toEqual([
+      "sso",
+      "jwt_configuration",
+      "oidc_conformant",
+      "organization_require_behavior",
+    ]);
+  });
+
+  it("refuses at delete to put back key material the credentials cannot see", () => {
+    const stack = new Stack(live({ client_secret: "s", encryption_key: { pub: "P" } }));
+    stack.create({ encryptionKey: { subject: "CN=y" } });
+    expect(() => planDelete(stack.outs, live())).toThrowError(
+      /^encryptionKey of client client-1 cannot be seen: /,
+    );
+  });
+
+  it("reads a metadata key remembered as null before paths as absent, and removes it", () => {
+    const outs = {
+      ...inputs({ clientMetadata: { owner: "ops" } }),
+      prior: { clientMetadata: { owner: null } },
+    };
+    const client = live({ client_metadata: { team: "identity", owner: "ops" } });
+    expect(planDelete(outs, client)).toEqual({ client_metadata: { owner: null } });
+  });
+});

@@ -245,6 +245,8 @@ export function fieldsToPutBack(props: Props): string[] {
   const fields = loadPriorPaths(props.prior, declared.values)
     .map(({ path }) => path[0])
     .filter((wire): wire is string => wire !== undefined && isPutBack(wire));
+  // Any key material in the answer shows the credentials may see it all (see refuseHiddenKeys).
+  if (fields.some((wire) => KEY_OBJECTS.includes(wire))) fields.push(...KEY_MATERIAL);
   return [...new Set(fields)];
 }
 
@@ -253,7 +255,10 @@ export function fieldsToPutBack(props: Props): string[] {
  * client already holds them). Paths the resource does not own keep their live values.
  */
 export function planDelete(props: Props, live: WireFields): WireFields {
-  return putBackBody(deletePriors(props), live, {}, {});
+  const entries = deletePriors(props);
+  const fields = entries.map(({ path }) => path[0]).filter((wire) => wire !== undefined);
+  refuseHiddenKeys(declaredClient(props), live, fields);
+  return putBackBody(entries, live, {}, {});
 }
 
 /** The priors delete puts back: every remembered one. */
