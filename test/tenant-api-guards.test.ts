@@ -21,8 +21,8 @@ afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();
 });
 
-async function started(): Promise<TenantApi> {
-  const api = await startTenantApi({});
+async function started(options: Parameters<typeof startTenantApi>[0] = {}): Promise<TenantApi> {
+  const api = await startTenantApi(options);
   stops.push(() => api.stop());
   return api;
 }
@@ -189,9 +189,22 @@ describe("the control routes spelled plainly", () => {
       statusCode: 400,
       error: "Bad Request",
       message:
-        "Path validation error: a path of the local tenant's control routes must be written plainly, without escapes (%), empty or dot segments or backslashes",
+        "Path validation error: a path of the local tenant's control routes must be written plainly: their prefix without escapes, no empty or dot segments, no backslashes",
       errorCode: "invalid_uri",
     });
+  });
+
+  it("still shows the console a client whose id its page escapes", async () => {
+    const id = "Acme\u2026 client";
+    const api = await started({
+      seed: { clients: [{ client_id: id, name: "Acme", app_type: "spa" }] },
+    });
+    const answer = await exchange(
+      api.port,
+      `GET /__tenant-api/console/clients/${encodeURIComponent(id)} HTTP/1.1\r\nHost: 127.0.0.1:${api.port}`,
+    );
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ client: { client_id: id } });
   });
 
   it("still serves the management API to an escaped id, as the platform does", async () => {
@@ -256,7 +269,7 @@ describe("malformed management paths", () => {
 });
 
 describe("requestTargetProblem", () => {
-  it("takes a plain path, with or without a query, and an escaped path outside the control routes", () => {
+  it("takes a plain path, a query, an escape past the control prefixes, and escapes outside them", () => {
     for (const target of [
       "/api/v2/clients?fields=name&q=%25",
       "/api/v2/clients/a%2Fb",
@@ -264,6 +277,9 @@ describe("requestTargetProblem", () => {
       "/__tenant-api/state",
       "/__tenant-api/console/clients?q=%C3%A9",
       "/__tenant-api/stats/",
+      "/__tenant-api/console/clients/Acme%E2%80%A6",
+      "/__tenant-api/%73tate",
+      "/api/v2/clients/__tenant-api",
     ]) {
       expect({ target, problem: requestTargetProblem(target) }).toEqual({
         target,
@@ -287,11 +303,14 @@ describe("requestTargetProblem", () => {
     }
   });
 
-  it("refuses an escape, a dot segment, an empty segment or a backslash on the control routes' paths", () => {
+  it("refuses an escaped prefix, a dot or empty segment or a backslash on the control routes' paths", () => {
     for (const target of [
       "/%5F_tenant-api/state",
       "/__tenant-api%2Fstate",
-      "/__tenant-api/%73tate",
+      "/__tenant-api/%63onsole/clients",
+      "/__tenant-api/CONSOLE/clients",
+      "/__tenant-api/console/clients/%2e%2e",
+      "/__tenant-api/console/clients/a%2F%2Fb",
       "/x/../__tenant-api/state",
       "/%2e%2e/__tenant-api/state",
       "/__tenant-api/./state",
@@ -303,7 +322,7 @@ describe("requestTargetProblem", () => {
       expect({ target, problem: requestTargetProblem(target) }).toEqual({
         target,
         problem:
-          "Path validation error: a path of the local tenant's control routes must be written plainly, without escapes (%), empty or dot segments or backslashes",
+          "Path validation error: a path of the local tenant's control routes must be written plainly: their prefix without escapes, no empty or dot segments, no backslashes",
       });
     }
   });

@@ -8,6 +8,7 @@ import type { Principal, TokenAuthority } from "./auth.js";
 import type { BackgroundLoad } from "./background-load.js";
 import type { AssertionReplayGuard } from "./client-keys.js";
 import type { ConsoleMonitor } from "./console/monitor.js";
+import { CONSOLE_PATH } from "./console/shared.js";
 import type { FaultInjector } from "./faults.js";
 import type { TenantQuirks } from "./quirks.js";
 import type { TokenBucket } from "./rate-limit.js";
@@ -81,20 +82,34 @@ function decodedPath(path: string): string | undefined {
 }
 
 /**
- * Whether a path could reach a control route however the router reads it: its decoded form,
- * in any case, holds the control prefix (an undecodable path is judged on its raw form).
+ * A path as the most lenient reader could take it: escapes decoded (when they decode),
+ * backslashes read as slashes, empty and dot segments resolved, in lower case.
  */
-function mentionsControl(path: string): boolean {
-  const prefix = CONTROL_PREFIX.toLowerCase();
-  return (
-    path.toLowerCase().includes(prefix) ||
-    (decodedPath(path)?.toLowerCase().includes(prefix) ?? false)
-  );
+function leniently(path: string): string {
+  const resolved: string[] = [];
+  for (const segment of (decodedPath(path) ?? path).replace(/\\/g, "/").split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") resolved.pop();
+    else resolved.push(segment);
+  }
+  return `/${resolved.join("/")}`.toLowerCase();
 }
 
-/** A path written plainly: no escape, no backslash, no empty segment, no dot segment. */
-function isPlainPath(path: string): boolean {
-  if (/[%\\]/.test(path)) return false;
+/** Whether `path` is `prefix` or begins with `prefix/`. */
+function isUnder(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
+}
+
+/**
+ * Whether a path could be read as one under the control routes by some reader: its lenient form
+ * ({@link leniently}) is under their prefix.
+ */
+function mentionsControl(path: string): boolean {
+  return isUnder(leniently(path), CONTROL_PREFIX);
+}
+
+/** Whether every segment but a trailing slash's has something, and none is `.` or `..`. */
+function hasPlainSegments(path: string): boolean {
   const segments = path.split("/").slice(1);
   return segments.every(
     (segment, index) =>
@@ -106,21 +121,38 @@ function isPlainPath(path: string): boolean {
 }
 
 /**
+ * Whether a path toward the control routes is written plainly: the control prefix, and the
+ * console's when the path is the console's, spelled as they are (no escape, no case changed), and
+ * no backslash, no empty segment, no dot segment, as sent or decoded. Past the prefixes an escape
+ * is taken (a client id the console shows may need one): the route matched is the same whatever
+ * the spelling there, and the guard judges that route.
+ */
+function isPlainControlPath(path: string): boolean {
+  const decoded = decodedPath(path);
+  if (decoded === undefined || !isUnder(path, CONTROL_PREFIX)) return false;
+  if (isUnder(leniently(path), CONSOLE_PATH.toLowerCase()) && !isUnder(path, CONSOLE_PATH)) {
+    return false;
+  }
+  return [path, decoded].every((form) => !form.includes("\\") && hasPlainSegments(form));
+}
+
+/**
  * Why a request target is refused before routing, or undefined when it is routed
  * (docs/local-tenant.md, "Who may use it"). The router decodes escapes and takes an absolute-form
  * target's path, so a guard that read the raw target would see another path than the route that
  * answers: a target must be a path (origin-form), and a path that reaches toward the control
- * routes must be written plainly. The management API's paths may hold escapes, as on the platform.
+ * routes must be written plainly ({@link isPlainControlPath}). The management API's paths may hold
+ * escapes, as on the platform.
  */
 export function requestTargetProblem(url: string): string | undefined {
   if (!url.startsWith("/") || url.startsWith("//")) {
     return "Path validation error: the request target must be a path beginning with a single /";
   }
   const path = pathOf(url);
-  if (mentionsControl(path) && !isPlainPath(path)) {
+  if (mentionsControl(path) && !isPlainControlPath(path)) {
     return (
       "Path validation error: a path of the local tenant's control routes must be written " +
-      "plainly, without escapes (%), empty or dot segments or backslashes"
+      "plainly: their prefix without escapes, no empty or dot segments, no backslashes"
     );
   }
   return undefined;
