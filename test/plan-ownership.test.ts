@@ -132,6 +132,14 @@ describe("removing a key inside a declared object (defect 2)", () => {
     });
   });
 
+  it("puts the removed key back while a declared key of the same object changes", () => {
+    const stack = new Stack(live());
+    stack.create({ jwtConfiguration: { lifetimeInSeconds: 600, alg: "HS256" } });
+    expect(stack.update({ jwtConfiguration: { lifetimeInSeconds: 700 } })).toEqual({
+      jwt_configuration: jwt({ lifetime_in_seconds: 700 }),
+    });
+  });
+
   it("disables an add-on removed from the program that the client did not have", () => {
     const stack = new Stack(live());
     stack.create({ addons: { samlp: { audience: "urn:a" }, wsfed: {} } });

@@ -304,9 +304,9 @@ function shownPrior(entry: PriorEntry, field: (typeof SENSITIVE_CLIENT_FIELDS)[n
 
 /**
  * The fields of a PATCH that put `entries` back over `current`: per top-level field, the live
- * value with each prior laid over it and what the program still declares there laid on top
- * (`declared`, or what `send` already holds for it). `client_metadata` is merged by the platform, so
- * only its keys are sent, a null removing a key the client did not have. A field whose result is
+ * value with each prior laid over it and what the program still declares there (`declared`) laid
+ * on top. `client_metadata` is merged by the platform, so only its keys are sent (with the
+ * declared ones `send` already holds), a null removing a key the client did not have. A field whose result is
  * what `current` holds is not sent. Fields fixed at creation are never put back.
  */
 function putBackBody(
@@ -340,7 +340,9 @@ function putBackBody(
       if (entry.path.length > 1) value = layPrior(value, entry);
       else value = "value" in entry ? strategy.putBack(entry.value) : strategy.absent;
     }
-    const still = send[wire] ?? declared[wire];
+    // What the program still declares in the field goes on top (not `send`, which holds the
+    // live value of the very keys being put back).
+    const still = declared[wire];
     if (still !== undefined) value = overlay(value, still);
     else if (whollyAbsent && isPlainObject(value) && Object.keys(value).length === 0) {
       // The client had no such field: an emptied object goes back as the field's absence.
