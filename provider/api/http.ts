@@ -73,7 +73,7 @@ function isRetryable(error: AxiosError): boolean {
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 /** The wait a server asked for before another try, and which header said it. */
-export interface ServerWait {
+interface ServerWait {
   readonly ms: number;
   readonly header: "Retry-After" | "x-ratelimit-reset";
 }
@@ -83,10 +83,8 @@ export interface ServerWait {
  * seconds or as an HTTP date, else its `x-ratelimit-reset`; a date or a reset is read against the
  * answer's own `Date` when it has one (the tenant's clock), else against ours. An empty or
  * malformed `Retry-After` says nothing (it is not "no wait"); undefined when nothing is said.
- *
- * @internal
  */
-export function serverWait(
+function serverWait(
   headers: Record<string, unknown> | undefined,
   now: number,
 ): ServerWait | undefined {

@@ -16,7 +16,7 @@
  * bucket of 50. A larger `x-ratelimit-limit` is a figure no tenant means (`1e12` once taught
  * 7.5e11 requests a second) and is ignored.
  */
-export const LARGEST_LIMIT = 10_000;
+const LARGEST_LIMIT = 10_000;
 
 /**
  * How long a rate bound or a clock reading counts: ten seconds, tens of answers from a drained
@@ -170,7 +170,7 @@ export function keptSamples(
  *   the reset is less than a second past the moment it is full. Only for a bucket more than a
  *   second from full.
  */
-export function rateBounds(
+function rateBounds(
   sample: RateSample,
   offset: ClockOffset,
   roundsDown: boolean,

@@ -70,8 +70,6 @@ export const TAKE_EVERYTHING: PacingBudget = { reserveShare: 0, maxRequestsPerSe
  * The budget two users of one limiter agree on: the larger reserve and the lower ceiling. One
  * process paces each tenant with one limiter, so resources of one tenant that ask for different
  * budgets all get the most polite one.
- *
- * @internal
  */
 export function politest(a: PacingBudget, b: PacingBudget): PacingBudget {
   const ceilings = [a.maxRequestsPerSecond, b.maxRequestsPerSecond].filter(

@@ -22,8 +22,6 @@ export interface RateLimitHeaders {
  * list: copies that all say the same number are read as that number; copies that differ, an
  * empty value and anything but a plain decimal number (`0x10`, `1e3`, `Infinity`) are undefined,
  * so the model keeps what it had (docs/decisions.md, "A tenant we did not write").
- *
- * @internal
  */
 export function headerNumber(raw: unknown): number | undefined {
   const copies = Array.isArray(raw)
