@@ -28,22 +28,27 @@ export type ClientSettingsOutputs = {
 
 /**
  * Manages some settings of an existing client (application) of the tenant
- * (`PATCH /clients/{id}`). Only the fields the program declares are ever sent.
+ * (`PATCH /clients/{id}`). It owns exactly the paths the program declares: a top-level field, each
+ * declared key of an object at any depth (so each key of `clientMetadata`, `addons` and
+ * `jwtConfiguration.scopes`), a list as one value (docs/decisions.md, "What a resource owns").
+ * Every other path is sent as it is live at that moment.
  *
- * - create: reads the client, remembers the current value of every declared field, and PATCHes
- *   the declared fields whose value differs. It adopts the client: no import is needed.
- * - update: PATCHes only the fields whose value changed; a field removed from the program goes
- *   back to the value it had before this resource managed it.
+ * - create: reads the client, remembers the current value of every owned path (or that it had
+ *   none), and PATCHes the declared fields whose value differs. It adopts the client: no import
+ *   is needed.
+ * - update: PATCHes what changed; a path removed from the program, at any depth, is a change and
+ *   goes back to the value it had before this resource managed it (or away, if it had none).
  * - refresh: reads the live values of the declared fields, so a change made elsewhere shows up as
  *   drift and the next `up` puts the declared value back.
- * - delete: PATCHes every remembered value back. Use Pulumi's `retainOnDelete` to keep the
- *   settings when the resource leaves the program.
+ * - delete: puts every owned path back over the live client. Use Pulumi's `retainOnDelete` to keep
+ *   the settings when the resource leaves the program.
  *
  * Declared objects are compared on the keys the program declares (the platform adds defaults
  * inside them) and sent merged over the live object, because the platform replaces a top-level
- * object whole: keys the program does not declare keep their values. `clientMetadata` is merged
- * key by key by the platform, so only the declared keys are sent (null removes a key that did not
- * exist before).
+ * object whole. `clientMetadata` is merged key by key by the platform, so only the declared keys
+ * are sent (null removes a key that did not exist before). `encryptionKey` and
+ * `clientAuthenticationMethods` need credentials with `read:client_keys`: without it they are
+ * refused before anything is sent.
  *
  * `thirdPartySecurityMode` is fixed when a client is created: a change fails the preview (diff),
  * and a declared value that differs from the live one fails create, before anything is sent.
