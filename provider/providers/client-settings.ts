@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { apiClientGateway } from "../api/client-gateway.js";
 import { startClientReadPass } from "../api/tenants.js";
-import type { ConfigSource } from "../config.js";
+import { type ConfigSource, configuredOrigin } from "../config.js";
 import { keptStackTenant, withConnectionChange } from "../connection/change.js";
 import { TenantApiError, TenantImportError } from "../errors.js";
 import { declarationOf } from "../generate/adopt.js";
@@ -20,9 +20,17 @@ import {
   putBackRefusal,
 } from "../plan/client-settings.js";
 import { declaredClient } from "../plan/declared.js";
+import { claimOf, ownerConflict, type PathClaim } from "../plan/one-owner.js";
 import type { PriorEntry } from "../plan/prior-paths.js";
 import { type Adopted, TenantProviderBase, type TenantResourceCore } from "./provider-base.js";
-import { concerning, describeResource, runOperation, target } from "./run-operation.js";
+import {
+  concerning,
+  describeResource,
+  type Operation,
+  runOperation,
+  type Target,
+  target,
+} from "./run-operation.js";
 
 const KIND = "ClientSettings";
 
@@ -41,7 +49,30 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
    */
   override configure(req: { readonly config: ConfigSource }): Promise<void> {
     startClientReadPass();
+    this.#claims.clear();
     return super.configure(req);
+  }
+
+  /**
+   * The paths each resource of this command declares, by tenant, client and resource name: every
+   * resource of a run is checked in this one process (both faces), so a later check sees the
+   * earlier ones (docs/decisions.md, "One owner per path").
+   */
+  readonly #claims = new Map<string, PathClaim>();
+
+  /**
+   * The inputs' failures; when there are none, also whether another resource of this command
+   * declares a path of the same client ({@link ownerConflict}). The resource's own claim replaces
+   * its earlier one, so a check made twice never meets itself.
+   */
+  override async check(olds: unknown, news: Props): Promise<pulumi.dynamic.CheckResult> {
+    const checked = await super.check(olds, news);
+    if ((checked.failures ?? []).length > 0) return checked;
+    const claim = claimOf(news, configuredOrigin());
+    if (claim === undefined) return checked;
+    const conflict = ownerConflict(this.#claims.values(), claim);
+    this.#claims.set(JSON.stringify([claim.tenant, claim.clientId, claim.resource]), claim);
+    return conflict === undefined ? checked : { ...checked, failures: [conflict] };
   }
 
   /**
@@ -63,7 +94,7 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
   }
 
   create(inputs: Props): Promise<pulumi.dynamic.CreateResult> {
-    return runOperation(target(KIND, inputs), async ({ client, context }) => {
+    return runInTurn(target(KIND, inputs), async ({ client, context }) => {
       const clients = apiClientGateway(client, context);
       const declared = declaredClient(inputs);
       const { clientId } = declared;
@@ -110,7 +141,7 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
   }
 
   update(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult> {
-    return runOperation(target(KIND, news, id), async ({ client, context }) => {
+    return runInTurn(target(KIND, news, id), async ({ client, context }) => {
       const clients = apiClientGateway(client, context);
       const declared = declaredClient(news);
       const { clientId } = declared;
@@ -132,7 +163,7 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
   delete(id: string, props: Props): Promise<void> {
     const fields = fieldsToPutBack(props);
     if (fields.length === 0) return Promise.resolve();
-    return runOperation(target(KIND, props, id), async ({ client, context }) => {
+    return runInTurn(target(KIND, props, id), async ({ client, context }) => {
       const clients = apiClientGateway(client, context);
       const live = await clients.findClient(id, fields);
       // A client deleted meanwhile has no settings left to restore.
@@ -143,6 +174,33 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
       );
     });
   }
+}
+
+/** The last operation queued on each client of each tenant, by `[origin, clientId]`. */
+const turns = new Map<string, Promise<void>>();
+
+/**
+ * {@link runOperation} for an operation that reads a client and PATCHes it: the operations on one
+ * client of one tenant take turns in this process, each reading after the last one's write, since
+ * a PATCH carries whole objects with the live values of the paths the resource does not own, and
+ * two resources on disjoint paths of one client (docs/decisions.md, "One owner per path") created
+ * in parallel would each send the other's paths as they were before either wrote.
+ */
+function runInTurn<T>(on: Target, body: (operation: Operation) => Promise<T>): Promise<T> {
+  const clientId = on.id ?? String(on.props.clientId);
+  return runOperation(on, (operation) => {
+    const key = JSON.stringify([operation.settings.origin, clientId]);
+    const turn = (turns.get(key) ?? Promise.resolve()).then(() => body(operation));
+    const done = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    turns.set(key, done);
+    void done.then(() => {
+      if (turns.get(key) === done) turns.delete(key);
+    });
+    return turn;
+  });
 }
 
 /**
