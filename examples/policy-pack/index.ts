@@ -8,6 +8,7 @@
  *   { "tenant-url-loopback": { "allowedStacks": ["dev"] }, "tenant-oidc-conformant": "disabled" }
  */
 import { PolicyPack } from "@pulumi/policy";
-import { tenantPolicies } from "pulumi-tenant/policy";
+import { tenantPolicies, tenantStackPolicies } from "pulumi-tenant/policy";
 
-new PolicyPack("pulumi-tenant", { policies: tenantPolicies() });
+// The stack rule (one owner per path of a client) sees every ClientSettings of the stack at once.
+new PolicyPack("pulumi-tenant", { policies: [...tenantPolicies(), ...tenantStackPolicies()] });

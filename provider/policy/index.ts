@@ -21,6 +21,7 @@ import { resourceType } from "../resources/registration.js";
 import type { RuleConfig, RuleConfigMember, TenantRule } from "./rule-types.js";
 import { TENANT_RULES } from "./rules.js";
 
+export { tenantStackPolicies } from "./ownership.js";
 export {
   type Declared,
   RULE_NAMES,
