@@ -378,3 +378,15 @@ describe("what a put-back reads", () => {
     expect(planDelete(outs, client)).toEqual({ client_metadata: { owner: null } });
   });
 });
+
+describe("key material left as it is", () => {
+  it("does not refuse an update that leaves a declared key-material field unchanged", () => {
+    const stack = new Stack(live({ client_secret: "s", encryption_key: { pub: "P" } }));
+    stack.create({ encryptionKey: { pub: "P" } });
+    const update = clientUpdate(
+      declared({ encryptionKey: { pub: "P" }, description: "new" }),
+      stack.outs,
+    );
+    expect(planUpdate(update, live()).send).toEqual({ description: "new" });
+  });
+});

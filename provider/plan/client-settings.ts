@@ -158,6 +158,11 @@ export function fieldsToRead(
  */
 export function planCreate(declared: DeclaredClient, live: WireFields): ClientSettingsPlan {
   refuseLiveConflicts(declared, live);
+  refuseHiddenKeys(
+    declared,
+    live,
+    declared.fields.map(({ wire }) => wire),
+  );
   const send: WireFields = {};
   const { values } = declared;
   for (const { wire, strategy } of declared.fields) {
@@ -208,8 +213,9 @@ export function planUpdate(update: ClientUpdate, live?: WireFields): ClientSetti
   const removed = new Set(update.removed.map(pathKey));
   const putBack = prior.filter(({ path }) => removed.has(pathKey(path)));
   if (live !== undefined) {
-    const putBackFields = putBack.map(({ path }) => path[0]).filter((wire) => wire !== undefined);
-    refuseHiddenKeys(declared, live, putBackFields);
+    // Only what this update sends or remembers: an unchanged key-material field is not touched.
+    const paths = [...update.added, ...putBack.map(({ path }) => path)];
+    refuseHiddenKeys(declared, live, [...changed, ...paths.map(([wire = ""]) => wire)]);
   }
   Object.assign(send, putBackBody(putBack, current, values, send));
   if (live !== undefined) refusePutBackConflicts(declared, putBack, live, send);
@@ -430,7 +436,6 @@ function put(target: WireFields, wire: string, value: unknown): void {
 function refuseLiveConflicts(declared: DeclaredClient, live: WireFields): void {
   refuseFixedChanges(declared, withNone(live));
   refusePostLoginPrompt(declared, live);
-  refuseHiddenKeys(declared, live, []);
 }
 
 /** Whether `live` holds no key material at all: the credentials may not be allowed to see it. */
@@ -442,18 +447,17 @@ function keysHidden(live: WireFields): boolean {
  * Refuses to send, or put back, a key-material object (`encryption_key`,
  * `client_authentication_methods`) the answer may be hiding: the rest of it would be lost (the
  * platform replaces the object whole) and its prior could not be recorded, so destroy could not
- * repair it. The answer proves nothing is hidden when it holds any key material. `putBack` names
- * the fields whose prior is being put back.
+ * repair it. The answer proves nothing is hidden when it holds any key material. `fields` are
+ * the wire fields the operation sends, remembers or puts back.
  */
 function refuseHiddenKeys(
   declared: DeclaredClient,
   live: WireFields,
-  putBack: readonly string[],
+  fields: readonly string[],
 ): void {
   if (!keysHidden(live)) return;
   const field = CLIENT_FIELDS.find(
-    ({ wire }) =>
-      KEY_OBJECTS.includes(wire) && (declared.values[wire] !== undefined || putBack.includes(wire)),
+    ({ wire }) => KEY_OBJECTS.includes(wire) && fields.includes(wire),
   );
   if (field === undefined) return;
   throw new TenantValidationError({
