@@ -33,6 +33,7 @@ async function main(argv: readonly string[]): Promise<number> {
     stdout: (text: string) => process.stdout.write(text),
     stderr: (text: string) => process.stderr.write(text),
     env: process.env,
+    stderrIsTerminal: process.stderr.isTTY === true,
   };
   if (command === "generate") {
     const { runGenerate } = await import("./generate/command.js");
@@ -47,7 +48,7 @@ async function main(argv: readonly string[]): Promise<number> {
     // A large report must reach a pipe whole before the process exits.
     const stdout = (text: string) =>
       new Promise<void>((done) => process.stdout.write(text, () => done()));
-    return runAudit(rest, { ...io, stdout, stderrIsTerminal: process.stderr.isTTY === true });
+    return runAudit(rest, { ...io, stdout });
   }
   if (command === "local-tenant") {
     const { requireServerPeers } = await import("./local-tenant/peers.js");

@@ -379,6 +379,71 @@ describe("outputs checked before the first request", () => {
   });
 });
 
+describe("progress on a long read", () => {
+  /** A tenant of 2,000 clients at 2 requests/s: 21 list pages, about 10 s; `onPage` per page. */
+  const slowTenant = (onPage: () => void = () => undefined) =>
+    startTenantApi({
+      extraClients: 2000,
+      rateLimit: { rate: 2, burst: 2 },
+      onAnswer: (request, status) => {
+        if (request.route === "/api/v2/clients" && status === 200) onPage();
+      },
+    });
+
+  it("writes a line every few seconds in a pipe, with the time left and what bounds it, and none with --quiet", async () => {
+    const [shown, quiet] = await Promise.all([slowTenant(), slowTenant()]);
+    try {
+      const [piped, quieted] = await Promise.all([
+        cli(["generate", "--out", join(dir, "piped")], credentials(shown.domain, shown), 60_000),
+        cli(
+          ["generate", "--quiet", "--out", join(dir, "quiet")],
+          credentials(quiet.domain, quiet),
+          60_000,
+        ),
+      ]);
+      expect([piped.code, quieted.code]).toEqual([0, 0]);
+      const lines = piped.stderr.split("\n").filter((line) => line.includes(" pages ("));
+      expect(lines.length).toBeGreaterThan(0);
+      for (const line of lines) {
+        expect(line).toMatch(
+          /^pulumi-tenant generate: read \d+ of 21 pages \(2,00\d clients\); about \d+ s left: the tenant allows 2 requests\/s$/,
+        );
+      }
+      expect(quieted.stderr).not.toContain(" pages (");
+    } finally {
+      await Promise.all([shown.stop(), quiet.stop()]);
+    }
+  });
+
+  it("says in one line what was left undone when stopped with SIGINT", async () => {
+    let pages = 0;
+    let child: ChildProcess | undefined;
+    const api = await slowTenant(() => {
+      pages += 1;
+      if (pages === 3) child?.kill("SIGINT");
+    });
+    try {
+      child = spawn(process.execPath, [CLI, "generate", "--out", join(dir, "interrupted")], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? "", ...credentials(api.domain, api) },
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let stderr = "";
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const code = await new Promise<number | null>((done) => child?.on("exit", done));
+      expect(code).toBe(130);
+      expect(stderr).toMatch(
+        /pulumi-tenant generate: interrupted after \d+ of 21 pages \(2,00\d clients\); \d+ pages were not read, and nothing was written\n$/,
+      );
+      expect(existsSync(join(dir, "interrupted"))).toBe(false);
+    } finally {
+      await api.stop();
+    }
+  });
+});
+
 describe("local-tenant -- CMD", () => {
   /** A command that prints its pid, exits 7 on SIGINT, 8 on SIGTERM, and otherwise waits (bounded). */
   const waiting = [

@@ -243,14 +243,13 @@ describe("a project generated from a tenant using every field kind", {
 });
 
 describe("a tenant of several list pages", { timeout: budget({ node: 1 }) }, () => {
-  it("reads every page once and reports progress on stderr", async () => {
+  it("reads every page once, with no progress line for a read of a second in a pipe", async () => {
     s = await startStack(project.dir, {}, { extraClients: 250 });
     const generated = await generate(s.api);
     expect(generated.code).toBe(0);
     expect(s.api.stats().byRoute["GET /api/v2/clients"]).toBe(3);
-    expect(generated.stderr).toContain(
-      "read 1 of 3 pages (255 clients)\nread 2 of 3 pages (255 clients)\nread 3 of 3 pages (255 clients)\n",
-    );
+    // In a pipe, a line every 5 s (test/commands-cli.test.ts holds a long read's lines).
+    expect(generated.stderr).not.toContain("read 1 of 3 pages");
     const program = await readFile(join(generated.out, "index.ts"), "utf8");
     expect(program.match(/new ClientSettings\(/g)).toHaveLength(254);
   });

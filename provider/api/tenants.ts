@@ -10,10 +10,11 @@
 
 import { createHash, createPublicKey } from "node:crypto";
 import type { TenantSettings } from "../config.js";
+import { writeLine } from "../progress.js";
 import { type OperationContext, TenantApiClient } from "./client.js";
 import { ClientReadPass } from "./client-read-pass.js";
 import { clientReadTransport } from "./client-requests.js";
-import { TenantRateLimiter } from "./rate-limiter.js";
+import { type RateLimiterState, TenantRateLimiter } from "./rate-limiter.js";
 
 /** One rate limiter per tenant (origin); one API client, with its token cache, per credentials. */
 const limiters = new Map<string, TenantRateLimiter>();
@@ -25,7 +26,7 @@ const clients = new Map<string, TenantApiClient>();
  * the engine's channel) and the commands use for progress.
  */
 function report(line: string): void {
-  process.stderr.write(`${line}\n`);
+  writeLine(line);
 }
 
 /**
@@ -47,6 +48,14 @@ export function getTenantClient(settings: TenantSettings, who?: string): TenantA
     clients.set(key, client);
   }
   return client;
+}
+
+/**
+ * The pace of the tenant `settings` reach, as its limiter has learned it (the shared bucket), or
+ * undefined before any request: for a command's progress, which estimates the time left from it.
+ */
+export function tenantPaceOf(settings: TenantSettings): RateLimiterState | undefined {
+  return limiters.get(settings.origin)?.state();
 }
 
 /**

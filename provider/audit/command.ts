@@ -9,9 +9,11 @@
 
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
+import { tenantPaceOf } from "../api/tenants.js";
 import { checkFileOutput } from "../command-output.js";
 import { resolveCommandSettings } from "../config.js";
 import { COMMAND_EXIT, CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
+import { startProgress } from "../progress.js";
 import { type AuditOptions, parseAuditArgs, USAGE } from "./options.js";
 import { defaultRuleSettings, readRuleSettings } from "./policy-config.js";
 import {
@@ -36,14 +38,11 @@ export interface AuditIo {
   /** Progress (on a terminal), the summary after `--out`, errors. */
   readonly stderr: (text: string) => void;
   readonly env: NodeJS.ProcessEnv;
-  /** Whether stderr is a terminal: progress is shown only there, never in a pipeline's log. */
+  /** Whether stderr is a terminal: a progress bar there, a line every few seconds elsewhere. */
   readonly stderrIsTerminal: boolean;
   /** The time of a live read; default now. */
   readonly now?: () => Date;
 }
-
-/** Pages from which progress is reported: below this a read takes a second or two. */
-const PROGRESS_FROM_PAGES = 3;
 
 /** This package's version, for the SARIF log's tool. */
 function ownVersion(): string {
@@ -94,15 +93,18 @@ export async function runAudit(args: readonly string[], io: AuditIo): Promise<nu
       read = readSeed(options.seed);
     } else {
       const tenant = resolveCommandSettings(options.connection, io.env);
+      const progress = startProgress({
+        command: "audit",
+        write: io.stderr,
+        terminal: io.stderrIsTerminal,
+        quiet: options.quiet,
+        pace: () => tenantPaceOf(tenant),
+      });
       read = await readLive(
         tenant,
-        (done, pages, total) => {
-          if (io.stderrIsTerminal && pages >= PROGRESS_FROM_PAGES) {
-            say(`read ${done} of ${pages} pages (${total} clients)`);
-          }
-        },
+        (done, pages, total) => progress.page(done, pages, total),
         io.now ?? (() => new Date()),
-      );
+      ).finally(() => progress.end());
     }
     const report = auditTenant({
       ...read,

@@ -15,6 +15,7 @@ import {
   CREDENTIAL_USAGE,
   credentialConfig,
   PACING_USAGE,
+  QUIET_USAGE,
 } from "../generate/options.js";
 import type { FindingLevel } from "./policy-config.js";
 
@@ -42,6 +43,8 @@ export interface AuditOptions {
   readonly failOn: FindingLevel;
   /** Credentials and domain given as flags, as stack config keys (`tenant:domain`, ...). */
   readonly connection: ConfigSource;
+  /** `--quiet`: no progress. */
+  readonly quiet: boolean;
 }
 
 /** `--help`. */
@@ -61,9 +64,10 @@ Options:
   --fail-on LEVEL         ${FAIL_ON.join(", ")}: also fail on advisory findings (default: mandatory)
 ${CREDENTIAL_USAGE}
 ${PACING_USAGE}
+${QUIET_USAGE}
   -h, --help              this text
 
-Scope needed: read:clients. Progress goes to stderr on a terminal.
+Scope needed: read:clients. Progress goes to stderr.
 `;
 
 function parse(args: readonly string[]) {
@@ -78,6 +82,7 @@ function parse(args: readonly string[]) {
       config: { type: "string" },
       stack: { type: "string" },
       "fail-on": { type: "string" },
+      quiet: { type: "boolean", short: "q" },
       ...CREDENTIAL_OPTIONS,
       help: { type: "boolean", short: "h" },
     },
@@ -136,5 +141,6 @@ export function parseAuditArgs(args: readonly string[]): AuditOptions | "help" {
     failOn:
       values["fail-on"] === undefined ? "mandatory" : oneOf("fail-on", values["fail-on"], FAIL_ON),
     connection: credentialConfig(values),
+    quiet: values.quiet === true,
   };
 }

@@ -8,9 +8,11 @@
 
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { tenantPaceOf } from "../api/tenants.js";
 import { checkFolderOutput } from "../command-output.js";
 import { resolveCommandSettings } from "../config.js";
 import { COMMAND_EXIT, exitStatusOf, GenerateOutputError, TenantError } from "../errors.js";
+import { startProgress } from "../progress.js";
 import { type ClientDeclaration, declarationOf, planProgram } from "./adopt.js";
 import { wireFieldsToRead } from "./fields.js";
 import { renderImportFile } from "./import-file.js";
@@ -27,10 +29,9 @@ export interface CommandIo {
   /** Progress, notes, next steps and errors. */
   readonly stderr: (text: string) => void;
   readonly env: NodeJS.ProcessEnv;
+  /** Whether stderr is a terminal: a progress bar there, a line every few seconds elsewhere. */
+  readonly stderrIsTerminal?: boolean;
 }
-
-/** Pages from which progress is reported: below this a run takes a second or two. */
-const PROGRESS_FROM_PAGES = 3;
 
 /** This package's manifest, for the versions the generated project depends on. */
 function ownVersions(): ProjectVersions {
@@ -104,17 +105,24 @@ export async function runGenerate(args: readonly string[], io: CommandIo): Promi
     // Each page's clients are declared as the page arrives, while the next one waits for the
     // tenant's rate limit: after the last page, only the names and the files are left to make.
     const declared = new Map<string, ClientDeclaration>();
+    const progress = startProgress({
+      command: "generate",
+      write: io.stderr,
+      terminal: io.stderrIsTerminal === true,
+      quiet: options.quiet,
+      pace: () => tenantPaceOf(settings),
+    });
     const reads = await readTenant(
       settings,
       options.query,
       wireFieldsToRead(options.fields),
       (done, pages, total, clients) => {
-        if (pages >= PROGRESS_FROM_PAGES) say(`read ${done} of ${pages} pages (${total} clients)`);
+        progress.page(done, pages, total);
         for (const client of clients) {
           declared.set(client.client_id, declarationOf(client, options.fields));
         }
       },
-    );
+    ).finally(() => progress.end());
     const selection =
       options.query.kind === "ids"
         ? { clients: reads.clients, leftOut: [] }

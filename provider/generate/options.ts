@@ -32,6 +32,8 @@ export interface GenerateOptions {
   readonly force: boolean;
   /** Also write `import.json`, for `pulumi import --file` with the provider plugin. */
   readonly importFile: boolean;
+  /** `--quiet`: no progress. */
+  readonly quiet: boolean;
   /** Credentials and domain given as flags, as stack config keys (`tenant:domain`, ...). */
   readonly config: ConfigSource;
 }
@@ -46,6 +48,9 @@ export const PACING_USAGE = `  --rate-limit-reserve SHARE
   --max-requests-per-second N
                           a ceiling on this command's own rate (default:
                             TENANT_MAX_REQUESTS_PER_SECOND, else none)`;
+
+/** The usage line of `--quiet`, which every command that reads a tenant takes. */
+export const QUIET_USAGE = `  -q, --quiet             no progress (default: a bar on a terminal, else a line every 5 s)`;
 
 /**
  * The usage lines of the connection's flags, which every command that reads a tenant takes
@@ -83,6 +88,7 @@ Options:
                             provider plugin, in a program of any language (README, "Every language")
 ${CREDENTIAL_USAGE}
 ${PACING_USAGE}
+${QUIET_USAGE}
   -h, --help              this text
 
 Scopes needed: read:clients, read:guardian_factors. Progress and notes go to stderr.
@@ -161,6 +167,7 @@ export function parseGenerateArgs(args: readonly string[]): GenerateOptions | "h
     projectName,
     force: values.force === true,
     importFile: values["import-file"] === true,
+    quiet: values.quiet === true,
     config: credentialConfig(values),
   };
 }
@@ -218,6 +225,7 @@ function parse(args: readonly string[]) {
       name: { type: "string" },
       force: { type: "boolean" },
       "import-file": { type: "boolean" },
+      quiet: { type: "boolean", short: "q" },
       ...CREDENTIAL_OPTIONS,
       help: { type: "boolean", short: "h" },
     },

@@ -15,6 +15,7 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { tenantPaceOf } from "../api/tenants.js";
 import { commandLineProblem } from "../command-line.js";
 import { checkFileOutput } from "../command-output.js";
 import type { ConfigSource } from "../config.js";
@@ -32,9 +33,11 @@ import {
   CREDENTIAL_USAGE,
   credentialConfig,
   PACING_USAGE,
+  QUIET_USAGE,
 } from "../generate/options.js";
 import { readEventStreamIds, readTenant } from "../generate/reads.js";
 import { isPlainObject } from "../json.js";
+import { startProgress } from "../progress.js";
 import { CLIENT_SETTINGS_FIELDS, PUSH_PROVIDERS } from "../schema/index.js";
 import { RESPONSE_ONLY_FIELDS, type WireClient } from "./clients.js";
 import {
@@ -59,6 +62,7 @@ Options:
   --force                 overwrite FILE if it exists
 ${CREDENTIAL_USAGE}
 ${PACING_USAGE}
+${QUIET_USAGE}
   -h, --help              this text
 
 Scopes needed: read:clients, read:guardian_factors, read:event_streams.
@@ -69,6 +73,8 @@ interface SnapshotOptions {
   readonly out: string;
   readonly force: boolean;
   readonly config: ConfigSource;
+  /** `--quiet`: no progress. */
+  readonly quiet: boolean;
 }
 
 function parseSnapshotArgs(args: readonly string[]): SnapshotOptions | "help" {
@@ -82,7 +88,12 @@ function parseSnapshotArgs(args: readonly string[]): SnapshotOptions | "help" {
   if (values.out === undefined || values.out.trim() === "") {
     throw new CommandUsageError("--out FILE is required: the seed file to write");
   }
-  return { out: values.out, force: values.force === true, config: credentialConfig(values) };
+  return {
+    out: values.out,
+    force: values.force === true,
+    config: credentialConfig(values),
+    quiet: values.quiet === true,
+  };
 }
 
 function parse(args: readonly string[]) {
@@ -93,6 +104,7 @@ function parse(args: readonly string[]) {
     options: {
       out: { type: "string" },
       force: { type: "boolean" },
+      quiet: { type: "boolean", short: "q" },
       ...CREDENTIAL_OPTIONS,
       help: { type: "boolean", short: "h" },
     },
@@ -207,6 +219,8 @@ export interface SnapshotIo {
   readonly env: NodeJS.ProcessEnv;
   /** The time of the snapshot; default now. */
   readonly now?: () => Date;
+  /** Whether stderr is a terminal: a progress bar there, a line every few seconds elsewhere. */
+  readonly stderrIsTerminal?: boolean;
 }
 
 /**
@@ -226,12 +240,19 @@ export async function runSnapshot(args: readonly string[], io: SnapshotIo): Prom
     const settings = resolveCommandSettings(options.config, io.env);
     // Before the first request: a wrong --out must not wait for the whole tenant to be read.
     await checkFileOutput("--out", options.out, options.force);
+    const progress = startProgress({
+      command: "snapshot",
+      write: io.stderr,
+      terminal: io.stderrIsTerminal === true,
+      quiet: options.quiet,
+      pace: () => tenantPaceOf(settings),
+    });
     const [reads, eventStreamIds] = await Promise.all([
-      readTenant(settings, { kind: "all" }, fieldsToRead(), (done, pages, total) => {
-        if (pages >= 3) say(`read ${done} of ${pages} pages (${total} clients)`);
-      }),
+      readTenant(settings, { kind: "all" }, fieldsToRead(), (done, pages, total) =>
+        progress.page(done, pages, total),
+      ),
       readEventStreamIds(settings),
-    ]);
+    ]).finally(() => progress.end());
     const { seed, leftOut } = seedOfReads({
       clients: reads.clients,
       pushProvider: reads.pushProvider,
