@@ -10,7 +10,7 @@
  * @module
  */
 
-export { TENANT_KEY, type TenantConnection } from "../connection/schema.js";
+export type { TenantConnection } from "../connection/schema.js";
 export { checkInputs } from "./check.js";
 export { addonsSchema } from "./client-addons.js";
 export {
