@@ -338,7 +338,14 @@ describe("TenantApiClient with client credentials", () => {
       policy: fastRetries,
       stats: { attempts: 0, retries: 0, rateLimited: 0 },
     });
-    const source = new ClientCredentialsTokenSource(credentialsFor(url), http, Date.now, 300);
+    const credentials = {
+      kind: "clientCredentials",
+      clientId: "m2m",
+      clientSecret: SECRET,
+      audience: `${url}/api/v2/`,
+      tokenUrl: `${url}/oauth/token`,
+    } as const;
+    const source = new ClientCredentialsTokenSource(credentials, http, Date.now, 300);
     const started = Date.now();
     const error = await source.getToken().catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(3000);
