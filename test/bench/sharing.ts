@@ -344,7 +344,8 @@ async function main(): Promise<number> {
       ]),
     )}\n  floor: (calls the work needs - bucket ${BURST}) / (rate ${RATE} - production's ${BACKGROUND}/s);` +
       " the SDK's work is its 200 updates, its retries aside; with writes on a bucket of their own," +
-      " the slower of the global bucket's floor for the reads and the write bucket's for the writes\n",
+      " the slower of the global bucket's floor for the reads and the write bucket's for the writes;" +
+      " the bucket's lowest is the global bucket's\n",
   );
   let missed = 0;
   for (const row of rows) {
