@@ -444,6 +444,45 @@ describe("progress on a long read", () => {
   });
 });
 
+describe("the local tenant's ready lines", () => {
+  it("prints consoleUrl first, lists 20 client ids with the count, and a line for a person on stderr", async () => {
+    const child = spawn(
+      process.execPath,
+      [CLI, "local-tenant", "--port", "0", "--clients", "100"],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    let stderr = "";
+    const stderrLine = new Promise<void>((done) =>
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes("\n")) done();
+      }),
+    );
+    const text = await new Promise<string>((done) => {
+      let out = "";
+      child.stdout?.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes("\n")) done(out.split("\n")[0] ?? "");
+      });
+    });
+    await stderrLine;
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    const line = JSON.parse(text) as { consoleUrl: string; domain: string; clients: string[] };
+    expect(Object.keys(line)[0]).toBe("consoleUrl");
+    expect(line).toMatchObject({ clientCount: 105 });
+    expect(line.clients).toHaveLength(20);
+    expect(stderr).toBe(
+      `pulumi-tenant local-tenant: tenant local-tenant at ${line.domain} with 105 clients; ` +
+        `console ${line.consoleUrl}; stop with Ctrl-C\n`,
+    );
+  });
+});
+
 describe("local-tenant -- CMD", () => {
   /** A command that prints its pid, exits 7 on SIGINT, 8 on SIGTERM, and otherwise waits (bounded). */
   const waiting = [

@@ -52,8 +52,10 @@ Options:
   -h, --help               this text
 `;
 
-/** The line printed on stdout once the server listens. */
+/** The line printed on stdout once the server listens; `consoleUrl` first, for a person reading it. */
 export interface CliReadyLine {
+  /** The console: a page that shows the tenant and the requests live (docs/local-tenant.md). */
+  consoleUrl: string;
   /** `${domain}/api/v2`. */
   baseUrl: string;
   /** What a user puts in `tenant:domain`. */
@@ -70,16 +72,19 @@ export interface CliReadyLine {
   scopes: string[];
   /** The read-only machine-to-machine client. */
   readOnly: { clientId: string; clientSecret: string; scopes: string[] };
-  /** Ids of the seeded clients. */
+  /**
+   * Ids of the tenant's clients, the first {@link LISTED_CLIENTS} of them: `--clients 2000` would
+   * make the line 70 KB (`GET /api/v2/clients` lists them all).
+   */
   clients: string[];
+  /** How many clients the tenant has, listed or not. */
+  clientCount: number;
   /** Ids of the seeded event streams. */
   eventStreams: string[];
   /** Name of the tenant. */
   tenant: string;
   /** The counters, from outside (loopback only). */
   statsUrl: string;
-  /** The console: a page that shows the tenant and the requests live (docs/local-tenant.md). */
-  consoleUrl: string;
   /** With `--tls`: the CA certificate file to trust. */
   caFile?: string;
   /** Process id, to signal the server. */
@@ -193,9 +198,13 @@ export function parseCliArgs(argv: readonly string[]): TenantApiOptions | "help"
   return options;
 }
 
+/** The client ids the ready line lists at most. */
+const LISTED_CLIENTS = 20;
+
 /** The JSON line describing a running server. */
 function readyLine(api: TenantApi): CliReadyLine {
   const line: CliReadyLine = {
+    consoleUrl: api.consoleUrl,
     baseUrl: api.baseUrl,
     domain: api.domain,
     tokenUrl: api.tokenUrl,
@@ -204,15 +213,33 @@ function readyLine(api: TenantApi): CliReadyLine {
     clientSecret: api.clientSecret,
     scopes: api.scopes,
     readOnly: api.readOnly,
-    clients: api.clients,
+    clients: api.clients.slice(0, LISTED_CLIENTS),
+    clientCount: api.clients.length,
     eventStreams: api.eventStreams,
     tenant: api.tenant,
     statsUrl: `${api.domain}/__tenant-api/stats`,
-    consoleUrl: api.consoleUrl,
     pid: process.pid,
   };
   if (api.caFile !== undefined) line.caFile = api.caFile;
   return line;
+}
+
+/**
+ * The line for a person, on stderr once the server listens (stdout has the JSON line for
+ * programs): where the tenant is, its console, what it holds, how to stop it.
+ *
+ * @internal
+ */
+export function readableLine(
+  api: Pick<TenantApi, "domain" | "consoleUrl" | "tenant" | "clients" | "caFile">,
+): string {
+  const trust =
+    api.caFile === undefined ? "" : `; trust its CA with NODE_EXTRA_CA_CERTS=${api.caFile}`;
+  return (
+    `pulumi-tenant local-tenant: tenant ${api.tenant} at ${api.domain} with ` +
+    `${api.clients.length === 1 ? "1 client" : `${api.clients.length} clients`}; console ` +
+    `${api.consoleUrl}${trust}; stop with Ctrl-C\n`
+  );
 }
 
 /**
@@ -369,6 +396,7 @@ export async function runLocalTenant(args: readonly string[], io: LocalTenantIo)
   } else {
     const stopped = stopSignal();
     io.stdout(`${JSON.stringify(readyLine(api))}\n`);
+    io.stderr(readableLine(api));
     await stopped;
   }
   try {
