@@ -45,9 +45,10 @@ describe("the plugin's package schema", () => {
     ]);
     const outputs = resource("ClientSettings").properties;
     expect(
-      SECRET_OUTPUTS.ClientSettings.filter((key) => key !== "prior").every(
-        (key) => outputs[key]?.secret,
-      ),
+      // `prior` and `stackConfigTenant` are bookkeeping for delete, not outputs for programs.
+      SECRET_OUTPUTS.ClientSettings.filter(
+        (key) => key !== "prior" && key !== "stackConfigTenant",
+      ).every((key) => outputs[key]?.secret),
     ).toBe(true);
   });
 
