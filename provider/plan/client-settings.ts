@@ -1,7 +1,7 @@
 /**
  * The decisions of `ClientSettings`, as pure functions: from what the program declares, the stored
- * state and (when needed) the live client, what to PATCH, what to remember as prior values and what
- * to report. Nothing here calls the API or Pulumi; the provider (`providers/client-settings.ts`)
+ * state and (when needed) the live client, what to PATCH, what to remember as the prior of each
+ * owned path (docs/decisions.md, "What a resource owns") and what to report. Nothing here calls the API or Pulumi; the provider (`providers/client-settings.ts`)
  * reads and writes through the gateway and hands these results to Pulumi.
  *
  * Inside, everything is in the wire's spelling: the inputs are turned once into a
@@ -166,7 +166,7 @@ export function planCreate(declared: DeclaredClient, live: WireFields): ClientSe
   const send: WireFields = {};
   const { values } = declared;
   for (const { wire, strategy } of declared.fields) {
-    put(send, wire, strategy.send(live[wire], values[wire], undefined, undefined));
+    put(send, wire, strategy.send(live[wire], values[wire]));
   }
   const remember = ownedPaths(values).map((path) => priorOf(live, path));
   return plan(declared, send, remember, live, []);
@@ -187,7 +187,7 @@ export function clientUpdate(declared: DeclaredClient, olds: Props): ClientUpdat
     changed.includes(REQUIRE_BEHAVIOR) ||
     removed.some((path) => needsLiveToPutBack(path) || path[0] === OIDC_CONFORMANT) ||
     declared.fields.some(({ wire, strategy }) =>
-      strategy.needsLive(changed.includes(wire), declared.values[wire], undefined),
+      strategy.needsLive(changed.includes(wire), declared.values[wire]),
     );
   return { declared, before, prior, changed, removed, added, needsLive };
 }
@@ -208,7 +208,7 @@ export function planUpdate(update: ClientUpdate, live?: WireFields): ClientSetti
   const send: WireFields = {};
   for (const { wire, strategy } of declared.fields) {
     if (!changed.includes(wire)) continue;
-    put(send, wire, strategy.send(current[wire], values[wire], before[wire], undefined));
+    put(send, wire, strategy.send(current[wire], values[wire]));
   }
   const removed = new Set(update.removed.map(pathKey));
   const putBack = prior.filter(({ path }) => removed.has(pathKey(path)));

@@ -1,11 +1,13 @@
 /**
- * How each kind of client field is compared, sent, remembered and restored: one strategy per kind,
- * chosen for a field by the `x-strategy` annotation of its schema (see {@link strategyOf}). Every
- * value here is in the wire's spelling: declared values converted once, live values as the API
- * answered them, prior values as they were remembered. Pure functions only.
+ * How each kind of client field is compared and sent, and how a whole field is put back: one
+ * strategy per kind, chosen for a field by the `x-strategy` annotation of its schema (see
+ * {@link strategyOf}). What is remembered and put back is decided per owned path
+ * (`plan/prior-paths.ts`). Every value here is in the wire's spelling: declared values converted
+ * once, live values as the API answered them, prior values as they were remembered. Pure
+ * functions only.
  *
  * The platform facts behind them are in docs/platform.md ("How a PATCH applies"), the choices in
- * docs/decisions.md ("Declared objects", "Client metadata", "Fields fixed at creation").
+ * docs/decisions.md ("Field strategies", "What a resource owns").
  *
  * @module
  */
@@ -25,13 +27,10 @@ export interface FieldStrategy {
   readonly name: StrategyName;
   /** Whether `current` already holds what the program declares. */
   same(current: unknown, wanted: unknown): boolean;
-  /**
-   * What to PATCH for a declared value, undefined when nothing needs sending. `before` is the
-   * value the program declared last time and `prior` the remembered one (undefined at create).
-   */
-  send(current: unknown, wanted: unknown, before: unknown, prior: unknown): unknown;
-  /** Whether an update must read the live client to decide this field. */
-  needsLive(changed: boolean, wanted: unknown, prior: unknown): boolean;
+  /** What to PATCH for a declared value, undefined when nothing needs sending. */
+  send(current: unknown, wanted: unknown): unknown;
+  /** Whether an update must read the live client to send this field's declared value. */
+  needsLive(changed: boolean, wanted: unknown): boolean;
   /** What to PATCH to put the whole field back to `prior`, undefined when it is never put back. */
   putBack(prior: unknown): unknown;
   /**
@@ -92,7 +91,7 @@ function mapStrategy(): FieldStrategy {
       }
       return matchesDeclared(current, wanted);
     },
-    send: (current, wanted) => mapChanges(current, wanted),
+    send: mapChanges,
     needsLive: () => false,
     putBack: () => undefined,
     absent: undefined,
