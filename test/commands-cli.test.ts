@@ -483,6 +483,23 @@ describe("the local tenant's ready lines", () => {
   });
 });
 
+describe("the local tenant for a person", () => {
+  it("answers its root address with a pointer to the API and the console", async () => {
+    const answer = await fetch(`${tenant.domain}/`);
+    expect(answer.status).toBe(404);
+    expect(((await answer.json()) as { message: string }).message).toBe(
+      "Route GET:/ not found; the management API is under /api/v2, the console at /__tenant-api/console",
+    );
+  });
+
+  it("says on the console page that nothing is recorded while no page is open", async () => {
+    const page = await (await fetch(tenant.consoleUrl)).text();
+    expect(page.replace(/\s+/g, " ")).toContain(
+      "The charts and the requests start when a console page opens: nothing is recorded while none is open",
+    );
+  });
+});
+
 describe("local-tenant -- CMD", () => {
   /** A command that prints its pid, exits 7 on SIGINT, 8 on SIGTERM, and otherwise waits (bounded). */
   const waiting = [

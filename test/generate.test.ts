@@ -66,12 +66,7 @@ function options(args: string[]): GenerateOptions {
   return parsed;
 }
 
-const VERSIONS = {
-  packageVersion: "1.2.3",
-  pulumi: "~3.248.0",
-  typescript: "~5.9.3",
-  tsNode: "^10.9.2",
-};
+const VERSIONS = { packageVersion: "1.2.3", pulumi: "~3.248.0" };
 
 describe("the command line", () => {
   it("needs --out", () => {
@@ -471,15 +466,29 @@ describe("the program", () => {
     expect(text.match(/new ClientSettings\(/g)).toHaveLength(stored(RICH_SEED).length);
   });
 
-  it("depends on this package, the Pulumi SDK and TypeScript in its package.json", () => {
+  it("depends on this package and the Pulumi SDK in its package.json, an ES module", () => {
     expect(JSON.parse(files["package.json"])).toEqual({
       name: "rich",
       private: true,
+      type: "module",
       main: "index.ts",
       dependencies: { "@pulumi/pulumi": "~3.248.0", "pulumi-tenant": "^1.2.3" },
-      devDependencies: { "ts-node": "^10.9.2", typescript: "~5.9.3" },
     });
-    expect(files["Pulumi.yaml"]).toMatch(/^name: rich\nruntime:\n {2}name: nodejs\n/);
+  });
+
+  it("is run by Node.js's type stripping, as the installation guide recommends, not by ts-node", () => {
+    expect(files["Pulumi.yaml"]).toBe(
+      [
+        "name: rich",
+        "runtime:",
+        "  name: nodejs",
+        "  options:",
+        "    typescript: false # Node.js 22.18 or later strips the types; Pulumi does not start ts-node",
+        "main: index.ts",
+        "description: The tenant's clients and push provider, adopted with pulumi-tenant generate.",
+        "",
+      ].join("\n"),
+    );
   });
 
   it("leaves the push provider out when the tenant answers none", () => {

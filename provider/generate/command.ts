@@ -39,13 +39,10 @@ function ownVersions(): ProjectVersions {
   const manifest = require("pulumi-tenant/package.json") as {
     version: string;
     dependencies?: Record<string, string>;
-    devDependencies?: Record<string, string>;
   };
   return {
     packageVersion: manifest.version,
     pulumi: manifest.dependencies?.["@pulumi/pulumi"] ?? "^3.139.0",
-    typescript: manifest.devDependencies?.typescript,
-    tsNode: manifest.devDependencies?.["ts-node"],
   };
 }
 

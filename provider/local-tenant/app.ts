@@ -13,6 +13,7 @@ import Fastify, {
   type FastifyRequest,
 } from "fastify";
 import { isConsoleEdit, isConsolePath, registerConsoleRoutes } from "./console/routes.js";
+import { CONSOLE_PATH } from "./console/shared.js";
 import {
   type Area,
   areaOfRequest,
@@ -276,10 +277,13 @@ function answerNotFound(request: FastifyRequest, reply: FastifyReply): void {
     });
     return;
   }
+  // The root is where a person lands from the printed domain: point at what is there.
+  const pointer =
+    path === "/" ? `; the management API is under /api/v2, the console at ${CONSOLE_PATH}` : "";
   reply.code(404).send({
     statusCode: 404,
     error: reasonPhrase(404),
-    message: `Route ${request.method}:${pathOf(request.url)} not found`,
+    message: `Route ${request.method}:${path} not found${pointer}`,
     errorCode: "not_found",
   });
 }

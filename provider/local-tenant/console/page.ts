@@ -36,6 +36,8 @@ export const CONSOLE_HTML: string = `<!doctype html>
 <header>
   <h1>Local tenant <span id="tenant" class="tenant"></span></h1>
   <span id="live" class="live off">connecting…</span>
+  <p class="muted">The charts and the requests start when a console page opens: nothing is recorded
+    while none is open (docs/local-tenant.md, "The console").</p>
 </header>
 <main>
   <section class="panel clients">
