@@ -53,6 +53,10 @@ describe("a move of the stack config's tenant", { timeout: budget({ pulumi: 4 })
 
     succeeded(await stack.run("up"));
     expect([portalOf(a).description, a.store.getProvider()]).toEqual([MANAGED, "sns"]);
+    // Each resource records the stack config's connection, encrypted as the engine's copy is.
+    const state = await stack.stateText();
+    expect(state).toContain("stackConfigTenant");
+    expect(state).not.toContain(a.clientSecret);
 
     const toB = { config: tenantConfig(b) };
     a.resetStats();
