@@ -130,6 +130,7 @@ function reader(config: ConfigSource | undefined, env: NodeJS.ProcessEnv) {
  *   not a host or an origin, or when it asks for plain `http://` to a host that is not loopback
  *   (a bearer token must never cross a network unencrypted); when a timeout is not a positive
  *   number.
+ * @internal
  */
 export function resolveSettings(
   config: ConfigSource | undefined,

@@ -59,7 +59,11 @@ export function paceOf(state: RateLimiterState | undefined): Pace | undefined {
   return { perSecond: state.rate, bound: `the tenant allows ${rate(state.rate)} requests/s` };
 }
 
-/** Where a read stands. */
+/**
+ * Where a read stands.
+ *
+ * @internal
+ */
 export interface ReadFigures {
   /** Pages read, of `pages`. */
   readonly done: number;

@@ -227,10 +227,8 @@ function readyLine(api: TenantApi): CliReadyLine {
 /**
  * The line for a person, on stderr once the server listens (stdout has the JSON line for
  * programs): where the tenant is, its console, what it holds, how to stop it.
- *
- * @internal
  */
-export function readableLine(
+function readableLine(
   api: Pick<TenantApi, "domain" | "consoleUrl" | "tenant" | "clients" | "caFile">,
 ): string {
   const trust =
@@ -305,10 +303,8 @@ function stopSignal(): Promise<void> {
 /**
  * The exit status of a command that ended with `code` or was ended by `signal`: its own status, or
  * 128 plus the signal's number, as a shell reports it (130 for SIGINT, 143 for SIGTERM).
- *
- * @internal
  */
-export function statusOfExit(code: number | null, signal: NodeJS.Signals | null): number {
+function statusOfExit(code: number | null, signal: NodeJS.Signals | null): number {
   if (code !== null) return code;
   const number = signal === null ? undefined : osConstants.signals[signal];
   return number === undefined ? COMMAND_EXIT.failed : 128 + number;
