@@ -95,6 +95,20 @@ describe("the pacing step against a tenant we did not write (property-based)", (
     );
   });
 
+  it("never learns a refill rate above the bucket's limit a second", () => {
+    fc.assert(
+      fc.property(tenants, requests(fc.constant(90_000)), budgets, (tenant, run, budget) => {
+        for (const state of simulatePacing(tenant, run, budget).states) {
+          const { limit } = state;
+          if (limit !== undefined && Number.isFinite(limit)) {
+            expect(state.rate).toBeLessThanOrEqual(limit);
+          }
+        }
+      }),
+      { seed: PROPERTY_SEED, numRuns: RUNS },
+    );
+  });
+
   it("never holds a rate, a count or a window that is not a number, nor an infinite rate", () => {
     fc.assert(
       fc.property(tenants, requests(fc.constant(90_000)), budgets, (tenant, run, budget) => {
