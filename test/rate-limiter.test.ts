@@ -628,6 +628,17 @@ describe("routed", () => {
     expect(bucketOf(routes, reads)).toBe("shared");
   });
 
+  it("moves a group alone in its bucket back to the bucket that holds the limit its answers say again, the shared one included", () => {
+    const holding = (limit: number) => (limit === 20 ? "shared" : undefined);
+    let routes = routed(NO_ROUTES, reads, 20, 20, 0);
+    routes = routed(routes, writes, 20, 8, 10);
+    routes = routed(routes, writes, 20, 8, 20);
+    expect(bucketOf(routes, writes)).toBe("limit 8");
+    routes = routed(routes, writes, 8, 20, 40, holding);
+    routes = routed(routes, writes, 8, 20, 50, holding);
+    expect(bucketOf(routes, writes)).toBe("shared");
+  });
+
   it("keeps a group in the shared bucket when no other group confirms the shared limit, the bucket's own change", () => {
     let routes = routed(NO_ROUTES, writes, 20, 8, 10);
     routes = routed(routes, writes, 20, 8, 20);

@@ -61,7 +61,11 @@ export function bucketOf(routes: Routes, group: string): string {
  * twice running and another group's answer confirmed `held` within the last
  * {@link BOUNDS_SPAN_MS}; without such a confirmation, the change cannot be told from the whole
  * bucket's, and the bucket's own model takes the new limit (pacing.ts). Two buckets that announce
- * the same limit cannot be told apart and are taken for one: the slower, safe reading.
+ * the same limit cannot be told apart and are taken for one: the slower, safe reading. So a group
+ * moves to the bucket that already holds `announced` (`holding`, the shared one included), when
+ * there is one, and a group alone in a bucket of its own goes back to such a bucket without a
+ * confirmation: groups that all move with a per-minute limit that starts or stops binding end up
+ * in one bucket again.
  */
 export function routed(
   routes: Routes,
@@ -69,6 +73,7 @@ export function routed(
   held: number | undefined,
   announced: number | undefined,
   at: number,
+  holding: (limit: number) => string | undefined = () => undefined,
 ): Routes {
   const bucket = bucketOf(routes, group);
   if (announced === undefined || held === undefined || !Number.isFinite(held)) return routes;
@@ -85,12 +90,21 @@ export function routed(
   const confirmedByOthers = [...(routes.confirmed.get(bucket) ?? [])].some(
     ([other, when]) => other !== group && at - when <= BOUNDS_SPAN_MS,
   );
-  if (routes.pending.get(group) !== announced || !confirmedByOthers) {
+  // A group alone in a bucket of its own that now says another bucket's limit goes back to it:
+  // nobody else can confirm its bucket's limit.
+  const known = holding(announced);
+  const alone =
+    bucket !== SHARED_BUCKET &&
+    ![...routes.buckets].some(([other, theirs]) => other !== group && theirs === bucket);
+  const mayMove = confirmedByOthers || (alone && known !== undefined);
+  if (routes.pending.get(group) !== announced || !mayMove) {
     pending.set(group, announced);
     return { ...routes, pending };
   }
   pending.delete(group);
   const buckets = new Map(routes.buckets);
-  buckets.set(group, bucketNamed(announced));
+  const target = known ?? bucketNamed(announced);
+  if (target === SHARED_BUCKET) buckets.delete(group);
+  else buckets.set(group, target);
   return { ...routes, buckets, pending };
 }

@@ -338,7 +338,9 @@ export class TenantRateLimiter {
     const pacer = this.pacer(bucket);
     const at = this.now();
     const announced = saneLimit(headers?.limit) ? headers?.limit : undefined;
-    this.routes = routed(this.routes, group, pacer.limit(), announced, at);
+    this.routes = routed(this.routes, group, pacer.limit(), announced, at, (limit) =>
+      this.holding(limit),
+    );
     const moved = bucketOf(this.routes, group);
     if (moved === bucket) {
       pacer.release(headers, status, ticket);
@@ -365,6 +367,12 @@ export class TenantRateLimiter {
   /** The model of the bucket that paces `group` as it stands, for tests and the benchmark report. */
   state(group = SHARED_BUCKET): RateLimiterState {
     return this.pacer(bucketOf(this.routes, group)).state();
+  }
+
+  /** The bucket whose model holds `limit`, if any. */
+  private holding(limit: number): string | undefined {
+    for (const [bucket, pacer] of this.pacers) if (pacer.limit() === limit) return bucket;
+    return undefined;
   }
 
   private pacer(bucket: string): BucketPacer {
