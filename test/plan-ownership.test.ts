@@ -226,6 +226,20 @@ describe("the prior in the state", () => {
   });
 });
 
+describe("states written before priors by path", () => {
+  it("removes an add-on whose whole-field prior was recorded as {}", () => {
+    const outs = { ...inputs({ addons: { wsfed: {} } }), prior: { addons: {} } };
+    const client = live({ addons: { wsfed: {}, oag: {} } });
+    expect(planDelete(outs, client)).toEqual({ addons: { oag: {} } });
+  });
+
+  it("puts back as absent a field whose prior was never recorded", () => {
+    const outs = { ...inputs({ logoUri: "https://logo.example/a.png" }), prior: {} };
+    const client = live({ logo_uri: "https://logo.example/a.png" });
+    expect(planDelete(outs, client)).toEqual({ logo_uri: "" });
+  });
+});
+
 describe("a put-back the platform would refuse (defect 10)", () => {
   it("is refused before anything is sent, naming the path put back and its prior", () => {
     const stack = new Stack(live({ oidc_conformant: false }));
