@@ -233,6 +233,12 @@ describe("states written before priors by path", () => {
     expect(planDelete(outs, client)).toEqual({ addons: { oag: {} } });
   });
 
+  it("puts nothing back for key material whose prior was never recorded: it may have been hidden", () => {
+    const outs = { ...inputs({ encryptionKey: { subject: "CN=y" } }), prior: {} };
+    const client = live({ client_secret: "s", encryption_key: { pub: "P", subject: "CN=y" } });
+    expect(planDelete(outs, client)).toEqual({});
+  });
+
   it("puts back as absent a field whose prior was never recorded", () => {
     const outs = { ...inputs({ logoUri: "https://logo.example/a.png" }), prior: {} };
     const client = live({ logo_uri: "https://logo.example/a.png" });

@@ -36,6 +36,7 @@ import {
   type DeclaredClient,
   declaredClient,
   fieldByWireName,
+  KEY_MATERIAL,
   type WireFields,
 } from "./declared.js";
 import { type OwnedPath, ownedPaths } from "./owned-paths.js";
@@ -48,12 +49,6 @@ import {
   storePriorPaths,
 } from "./prior-paths.js";
 
-/**
- * The fields the tenant answers only to credentials with `read:client_keys` (or
- * `read:client_credentials`), whether they are set or not (docs/platform.md, "Key material in
- * answers"). An answer that holds none of them may be hiding them all.
- */
-const KEY_MATERIAL = ["client_secret", "encryption_key", "client_authentication_methods"];
 /** Key material declared as an object: what the program leaves out of it lives only in the tenant. */
 const KEY_OBJECTS = ["encryption_key", "client_authentication_methods"];
 

@@ -60,6 +60,17 @@ export interface DeclaredClient {
 }
 
 /**
+ * The fields the tenant answers only to credentials with `read:client_keys` (or
+ * `read:client_credentials`), whether they are set or not (docs/platform.md, "Key material in
+ * answers"). An answer that holds none of them may be hiding them all.
+ */
+export const KEY_MATERIAL: readonly string[] = [
+  "client_secret",
+  "encryption_key",
+  "client_authentication_methods",
+];
+
+/**
  * The fields that accept null in a PATCH but are never null in an answer: the tenant keeps their
  * default instead (docs/platform.md, "Response-only fields"). A declared null is taken
  * as that default, the form the tenant keeps, so that it is compared (and sent) as the tenant will

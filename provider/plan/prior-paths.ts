@@ -10,7 +10,7 @@
 import { isPlainObject, own } from "../json.js";
 import { fieldToWire } from "../schema/index.js";
 import { isUserSpelled } from "../schema/wire.js";
-import { CLIENT_FIELDS, type WireFields } from "./declared.js";
+import { CLIENT_FIELDS, KEY_MATERIAL, type WireFields } from "./declared.js";
 import { type OwnedPath, ownedPaths } from "./owned-paths.js";
 
 /**
@@ -102,7 +102,11 @@ export function loadPriorPaths(stored: unknown, declared: WireFields): PriorEntr
     const converted = isUserSpelled(field, value) ? fieldToWire(field, value) : value;
     whole[wire] = strategy.name === "map" ? withoutNulls(converted) : converted;
   }
-  return ownedPaths(declared).map((path) => priorOf(whole, path));
+  // Key material with no remembered value may have been hidden from the credentials of the time,
+  // not absent: nothing is put back for it rather than a null that would remove a key.
+  return ownedPaths(declared)
+    .filter(([wire = ""]) => Object.hasOwn(whole, wire) || !KEY_MATERIAL.includes(wire))
+    .map((path) => priorOf(whole, path));
 }
 
 /** The priors as the state keeps them: see {@link loadPriorPaths}. */
