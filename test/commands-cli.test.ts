@@ -63,6 +63,17 @@ async function listen<T extends Server | TcpServer>(
 
 const READING = ["audit", "generate", "snapshot"] as const;
 
+/** Every child a test spawned: one a failed test left running is killed after the file. */
+const spawned = new Set<ChildProcess>();
+
+/** `spawn`, remembered in {@link spawned}. */
+function start(...args: Parameters<typeof spawn>): ChildProcess {
+  const child = spawn(...args);
+  spawned.add(child);
+  child.on("exit", () => spawned.delete(child));
+  return child;
+}
+
 let dir: string;
 let tenant: TenantApi;
 let tlsTenant: TenantApi;
@@ -109,6 +120,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const child of spawned) child.kill("SIGKILL");
   await Promise.all([tenant?.stop(), tlsTenant?.stop()]);
   plain?.server.close();
   silent?.server.close();
@@ -423,7 +435,7 @@ describe("progress on a long read", () => {
       if (pages === 3) child?.kill("SIGINT");
     });
     try {
-      child = spawn(process.execPath, [CLI, "generate", "--out", join(dir, "interrupted")], {
+      child = start(process.execPath, [CLI, "generate", "--out", join(dir, "interrupted")], {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? "", ...credentials(api.domain, api) },
         stdio: ["ignore", "ignore", "pipe"],
@@ -446,7 +458,7 @@ describe("progress on a long read", () => {
 
 describe("the local tenant's ready lines", () => {
   it("prints consoleUrl first, lists 20 client ids with the count, and a line for a person on stderr", async () => {
-    const child = spawn(
+    const child = start(
       process.execPath,
       [CLI, "local-tenant", "--port", "0", "--clients", "100"],
       {
@@ -521,7 +533,7 @@ describe("local-tenant -- CMD", () => {
 
   /** Starts the wrapper and resolves with its command's pid, which the command prints first. */
   async function started() {
-    const child: ChildProcess = spawn(
+    const child: ChildProcess = start(
       process.execPath,
       [CLI, "local-tenant", "--", process.execPath, "-e", waiting],
       { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"] },
@@ -552,7 +564,7 @@ describe("local-tenant -- CMD", () => {
   );
 
   it("leaves no server running when npm run tenant-api is stopped with SIGTERM", async () => {
-    const npm = spawn("npm", ["run", "--silent", "tenant-api", "--", "--port", "0"], {
+    const npm = start("npm", ["run", "--silent", "tenant-api", "--", "--port", "0"], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "ignore"],
     });
