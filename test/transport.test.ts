@@ -284,7 +284,18 @@ describe("TLS certificate verification, in a child process", () => {
     async () => {
       expect(await withCa).toEqual({
         ok: true,
-        outs: { [NAME_KEY]: "tls", provider: "sns", priorProvider: "guardian" },
+        outs: {
+          [NAME_KEY]: "tls",
+          provider: "sns",
+          priorProvider: "guardian",
+          // The stack config's connection, kept (as a secret output) so that a later move of
+          // the stack to another tenant can put this one back (docs/decisions.md).
+          stackConfigTenant: {
+            domain: trusted.domain,
+            clientId: trusted.clientId,
+            clientSecret: trusted.clientSecret,
+          },
+        },
       });
       expect(trusted.store.getProvider()).toBe("sns");
     },
