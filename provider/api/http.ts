@@ -44,7 +44,10 @@ export interface RetryPolicy {
 
 /**
  * Eight retries with a 250 ms base double up to 10 s: about 45 s of backoff in all, enough to ride
- * out a tenant's rolling restart, and bounded by the operation deadline anyway.
+ * out a tenant's rolling restart behind its gateway (502/503 answers, reset connections), and
+ * bounded by the operation deadline anyway. A refused connection is not retried
+ * (`transport-failures.ts`): nothing listens at the address, which a typo makes far more often
+ * than a restart.
  */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   retries: 8,
