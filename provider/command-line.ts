@@ -25,18 +25,25 @@ function nearest(name: string, known: readonly string[]): string | undefined {
  * @example `unknown option --outt; did you mean --out? (see --help)`
  */
 export function commandLineProblem(error: unknown, usage: string): string {
-  const flags = [...new Set(usage.match(/--[a-z][a-z0-9-]*/g) ?? [])].map((flag) => flag.slice(2));
   const message = error instanceof Error ? error.message : String(error);
   const unknown = message.match(/^Unknown option '(-{1,2}[^']*)'/);
-  if (unknown?.[1] !== undefined) {
-    const typed = unknown[1];
-    const name = typed.replace(/^-+/, "").split("=")[0] ?? "";
-    const near = nearest(name, flags);
-    const hint = near === undefined ? "" : `; did you mean --${near}?`;
-    return `unknown option ${typed}${hint} (see --help)`;
-  }
+  if (unknown?.[1] !== undefined) return unknownOptionProblem(unknown[1], usage);
   const first = message.split(". ")[0] ?? message;
   return `${first.replace(/\.$/, "")} (see --help)`;
+}
+
+/**
+ * The sentence for the unknown option `typed` of a command whose `--help` text is `usage`, with
+ * the nearest flag the usage lists when one is near.
+ *
+ * @example `unknown option --outt; did you mean --out? (see --help)`
+ */
+export function unknownOptionProblem(typed: string, usage: string): string {
+  const flags = [...new Set(usage.match(/--[a-z][a-z0-9-]*/g) ?? [])].map((flag) => flag.slice(2));
+  const name = typed.replace(/^-+/, "").split("=")[0] ?? "";
+  const near = nearest(name, flags);
+  const hint = near === undefined ? "" : `; did you mean --${near}?`;
+  return `unknown option ${typed}${hint} (see --help)`;
 }
 
 /**

@@ -298,6 +298,23 @@ describe("one exit status per kind of mistake", () => {
     }
   }
 
+  it.each([
+    ["audit", ["audit", "--outt", "r.txt"], "--out"],
+    ["generate", ["generate", "--clietns", "a"], "--clients"],
+    ["snapshot", ["snapshot", "--forse"], "--force"],
+    ["local-tenant", ["local-tenant", "--prot", "0"], "--port"],
+    ["plugin", ["plugin", "--outt", "dist"], "--out"],
+  ] as const)(
+    "%s exits 2 for a mistyped flag, in one line naming the flag meant",
+    async (command, args, meant) => {
+      const run = await cli(args);
+      expect(run).toMatchObject({
+        code: 2,
+        stderr: `pulumi-tenant ${command}: unknown option ${args[1]}; did you mean ${meant}? (see --help)\n`,
+      });
+    },
+  );
+
   it("exits 2 for a mistyped command, suggesting the one meant", async () => {
     const run = await cli(["genrate"]);
     expect(run).toMatchObject({

@@ -12,6 +12,7 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { create } from "tar";
+import { unknownOptionProblem } from "../command-line.js";
 import { checkFolderOutput, makeFolder } from "../command-output.js";
 import { COMMAND_EXIT, CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 
@@ -58,10 +59,7 @@ function parseOut(argv: readonly string[]): string | "help" {
     if (arg === "--help" || arg === "-h") return "help";
     if (arg === "--out") out = argv[++index];
     else if (arg.startsWith("--out=")) out = arg.slice("--out=".length);
-    else
-      throw new CommandUsageError(
-        `unknown option ${JSON.stringify(arg)}; usage: pulumi-tenant plugin --out DIR`,
-      );
+    else throw new CommandUsageError(unknownOptionProblem(arg, USAGE));
   }
   if (out === undefined || out === "") {
     throw new CommandUsageError("--out needs a folder; usage: pulumi-tenant plugin --out DIR");
