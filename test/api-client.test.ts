@@ -1,7 +1,7 @@
 import { inspect } from "node:util";
 import type { AxiosError } from "axios";
 import { afterEach, describe, expect, it } from "vitest";
-import { ClientCredentialsTokenSource } from "../provider/api/auth.js";
+import { ClientCredentialsTokenSource, tokenScopes } from "../provider/api/auth.js";
 import { type OperationContext, TenantApiClient } from "../provider/api/client.js";
 import { createAuthHttp, retryDelayMs } from "../provider/api/http.js";
 import { DEFAULT_PACING_BUDGET } from "../provider/api/pacing.js";
@@ -369,6 +369,70 @@ describe("TenantApiClient with client credentials", () => {
         "check the client secret given for client m2m",
     );
     expect(inspect(error, { depth: 10, showHidden: true })).not.toContain(SECRET);
+  });
+});
+
+/** A JWT with `claims` as its payload; the signature is not looked at. */
+const jwtWith = (claims: object): string =>
+  ["{}", JSON.stringify(claims), "sig"]
+    .map((part) => Buffer.from(part).toString("base64url"))
+    .join(".");
+
+describe("tokenScopes", () => {
+  it("reads the space-separated scope claim of a JWT", () => {
+    expect(tokenScopes(jwtWith({ scope: "read:clients  update:clients" }))).toEqual([
+      "read:clients",
+      "update:clients",
+    ]);
+  });
+
+  it("reads a scope claim given as a list", () => {
+    expect(tokenScopes(jwtWith({ scope: ["read:clients"] }))).toEqual(["read:clients"]);
+  });
+
+  it("cannot read the scopes of an opaque token", () => {
+    expect(tokenScopes(TOKEN)).toBeUndefined();
+  });
+
+  it("cannot read the scopes of a JWT without a scope claim", () => {
+    expect(tokenScopes(jwtWith({ sub: "m2m" }))).toBeUndefined();
+  });
+});
+
+describe("TenantApiClient.grantedScopes", () => {
+  it("reads the scopes of the token the credentials get, sharing it with the calls", async () => {
+    const token = jwtWith({ scope: "read:clients update:clients" });
+    const client = await clientFor(
+      (request) =>
+        request.url === "/oauth/token"
+          ? { status: 200, body: { access_token: token, expires_in: 86400 } }
+          : ok,
+      {
+        credentials: (url) => ({
+          kind: "clientCredentials",
+          clientId: "m2m",
+          clientSecret: SECRET,
+          audience: `${url}/api/v2/`,
+          tokenUrl: `${url}/oauth/token`,
+        }),
+      },
+    );
+    expect(await client.grantedScopes(context())).toEqual(["read:clients", "update:clients"]);
+    await client.call(context(), { method: "GET", path: "/clients/abc" });
+    expect(client.stats().tokenRequests).toBe(1);
+  });
+
+  it("cannot read the scopes when no token can be had", async () => {
+    const client = await clientFor(() => ({ status: 401, body: { error: "access_denied" } }), {
+      credentials: (url) => ({
+        kind: "clientCredentials",
+        clientId: "m2m",
+        clientSecret: SECRET,
+        audience: `${url}/api/v2/`,
+        tokenUrl: `${url}/oauth/token`,
+      }),
+    });
+    expect(await client.grantedScopes(context())).toBeUndefined();
   });
 });
 

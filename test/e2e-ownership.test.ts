@@ -49,6 +49,22 @@ async function portalStack(settings: unknown, api: TenantApiOptions = {}) {
   };
 }
 
+/** The default seed, the provider's credentials without read:client_keys: key material is hidden. */
+function withoutKeyScope() {
+  return {
+    ...DEFAULT_SEED,
+    grants: [
+      ...(DEFAULT_SEED.grants ?? []).filter(
+        ({ client_id }) => client_id !== DEFAULT_SEED_IDS.admin,
+      ),
+      {
+        client_id: DEFAULT_SEED_IDS.admin,
+        scope: ADMIN_SCOPES.filter((scope) => scope !== "read:client_keys"),
+      },
+    ],
+  };
+}
+
 describe("ownership by path through the CLI", { timeout: budget({ pulumi: 4 }) }, () => {
   it("puts back a removed nested key, add-on and metadata key, and what the client did not have", async () => {
     const { portal, run, write } = await portalStack({
@@ -91,25 +107,31 @@ describe("ownership by path through the CLI", { timeout: budget({ pulumi: 4 }) }
   });
 
   it("shows no drift for a client secret the credentials cannot read", async () => {
-    const seed = {
-      ...DEFAULT_SEED,
-      // The provider's credentials without read:client_keys: the tenant hides key material.
-      grants: [
-        ...(DEFAULT_SEED.grants ?? []).filter(
-          ({ client_id }) => client_id !== DEFAULT_SEED_IDS.admin,
-        ),
-        {
-          client_id: DEFAULT_SEED_IDS.admin,
-          scope: ADMIN_SCOPES.filter((scope) => scope !== "read:client_keys"),
-        },
-      ],
-    };
-    const { run } = await portalStack({ clientSecret: "a-new-secret-of-the-portal" }, { seed });
+    const { run } = await portalStack(
+      { clientSecret: "a-new-secret-of-the-portal" },
+      { seed: withoutKeyScope() },
+    );
     expect((await run("up")).ok).toBe(true);
     const refresh = await run("refresh", { expectNoChanges: true });
     expect(refresh.ok).toBe(true);
     const preview = await run("preview", { expectNoChanges: true });
     expect(preview.ok).toBe(true);
     expect(preview.changes).toBe(false);
+  });
+
+  it("refuses at preview a key-material path the credentials' token cannot see, naming read:client_keys", async () => {
+    const { stack, portal, run } = await portalStack(
+      { encryptionKey: { subject: "CN=portal" } },
+      { seed: withoutKeyScope() },
+    );
+    const before = structuredClone(portal());
+    const preview = await run("preview");
+    expect(preview.ok).toBe(false);
+    expect(preview.error).toContain(
+      `encryptionKey of client ${PORTAL} cannot be seen: the tenant answers it only to ` +
+        "credentials with read:client_keys (or read:client_credentials)",
+    );
+    expect(stack.writes()).toBe(0);
+    expect(portal()).toEqual(before);
   });
 });

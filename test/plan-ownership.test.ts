@@ -10,12 +10,14 @@ import type { Props } from "../provider/json.js";
 import {
   clientUpdate,
   fieldsToRead,
+  keyObjectsAtStake,
   planCreate,
   planDelete,
   planDiff,
   planRead,
   planUpdate,
   putBackRefusal,
+  unscopedKeysError,
 } from "../provider/plan/client-settings.js";
 import { declaredClient } from "../provider/plan/declared.js";
 
@@ -396,6 +398,67 @@ describe("what a put-back reads", () => {
     };
     const client = live({ client_metadata: { team: "identity", owner: "ops" } });
     expect(planDelete(outs, client)).toEqual({ client_metadata: { owner: null } });
+  });
+});
+
+describe("key material refused at preview by the token's scopes (item 5)", () => {
+  const keyScopeless = ["read:clients", "update:clients", "update:client_keys"];
+  const encryptionKey = { subject: "CN=y" };
+
+  it("refuses a created key-material object when the token lacks read:client_keys, as up would", () => {
+    const client = declared({ description: "Portal", encryptionKey });
+    const error = unscopedKeysError(client, keyObjectsAtStake(client), keyScopeless);
+    expect(error?.message).toBe(
+      `encryptionKey of client ${ID} cannot be seen: the tenant answers it only to credentials ` +
+        "with read:client_keys (or read:client_credentials), and without it what the program " +
+        "does not declare there would be lost and nothing could be put back; grant " +
+        "read:client_keys to the provider's credentials. Nothing was sent.",
+    );
+  });
+
+  it("refuses nothing when the token grants read:client_keys or read:client_credentials", () => {
+    const client = declared({ encryptionKey });
+    const fields = keyObjectsAtStake(client);
+    expect(
+      unscopedKeysError(client, fields, [...keyScopeless, "read:client_keys"]),
+    ).toBeUndefined();
+    expect(
+      unscopedKeysError(client, fields, [...keyScopeless, "read:client_credentials"]),
+    ).toBeUndefined();
+  });
+
+  it("refuses nothing when the token's scopes cannot be read, leaving it to up", () => {
+    const client = declared({ encryptionKey });
+    expect(unscopedKeysError(client, keyObjectsAtStake(client), undefined)).toBeUndefined();
+  });
+
+  it("puts nothing at stake for a program that declares no key material, so no token is needed", () => {
+    expect(keyObjectsAtStake(declared({ description: "Portal", clientSecret: "s" }))).toEqual([]);
+  });
+
+  it("puts a declared clientAuthenticationMethods at stake at create", () => {
+    const methods = { privateKeyJwt: { credentials: [{ id: "cred_B" }] } };
+    expect(keyObjectsAtStake(declared({ clientAuthenticationMethods: methods }))).toEqual([
+      "client_authentication_methods",
+    ]);
+  });
+
+  it("puts nothing at stake in an update that leaves declared key material unchanged", () => {
+    const stack = new Stack(live({ client_secret: "s", encryption_key: { pub: "P" } }));
+    stack.create({ encryptionKey: { pub: "P" } });
+    const next = declared({ encryptionKey: { pub: "P" }, description: "new" });
+    expect(keyObjectsAtStake(next, stack.outs)).toEqual([]);
+  });
+
+  it("puts at stake the key material an update changes or puts back", () => {
+    const stack = new Stack(live({ client_secret: "s", encryption_key: { pub: "P" } }));
+    stack.create({ encryptionKey: { pub: "P" } });
+    expect(keyObjectsAtStake(declared({ encryptionKey: { pub: "Q" } }), stack.outs)).toEqual([
+      "encryption_key",
+    ]);
+    expect(keyObjectsAtStake(declared({ description: "new" }), stack.outs)).toEqual([
+      "encryption_key",
+    ]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { type AxiosInstance, isAxiosError } from "axios";
 import type { Credentials } from "../config.js";
 import { TenantAuthError } from "../errors.js";
+import { isPlainObject } from "../json.js";
 import { CLIENT_ASSERTION_TYPE, signClientAssertion } from "./client-assertion.js";
 import { describeWaitPastDeadline, waitPastDeadline } from "./http.js";
 import { abortable, describeTransportFailure } from "./transport-failures.js";
@@ -29,6 +30,31 @@ export class StaticTokenSource implements TokenSource {
   invalidate(): boolean {
     return false;
   }
+}
+
+/**
+ * The scopes a bearer token grants, from the `scope` claim of its payload (the management API's
+ * token is a JWT: space-separated scopes, or a list of them); undefined when they cannot be read:
+ * a token that is not a JWT (an opaque API token) or has no such claim. The signature is not
+ * checked: the scopes only let a preview refuse early what the tenant would refuse anyway, never
+ * allow anything (docs/decisions.md, "Key material"). Nothing of the token is kept or shown.
+ *
+ * @internal
+ */
+export function tokenScopes(token: string): readonly string[] | undefined {
+  const parts = token.split(".");
+  const payload = parts[1];
+  if (parts.length !== 3 || payload === undefined) return undefined;
+  let claims: unknown;
+  try {
+    claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  const scope = isPlainObject(claims) ? claims.scope : undefined;
+  if (typeof scope === "string") return scope.split(" ").filter((each) => each !== "");
+  if (Array.isArray(scope) && scope.every((each) => typeof each === "string")) return scope;
+  return undefined;
 }
 
 interface CachedToken {

@@ -9,7 +9,12 @@ import {
   TenantValidationError,
 } from "../errors.js";
 import { plural } from "../text.js";
-import { ClientCredentialsTokenSource, StaticTokenSource, type TokenSource } from "./auth.js";
+import {
+  ClientCredentialsTokenSource,
+  StaticTokenSource,
+  type TokenSource,
+  tokenScopes,
+} from "./auth.js";
 import {
   createApiHttp,
   createAuthHttp,
@@ -131,6 +136,20 @@ export class TenantApiClient {
    */
   turnsNow(upTo: number): number {
     return this.limiter.turnsNow(upTo);
+  }
+
+  /**
+   * The scopes the credentials' token grants ({@link tokenScopes}), for a preview that must know
+   * whether they may see key material (docs/decisions.md, "Key material"); undefined when they
+   * cannot be read: an opaque token, or no token could be had (the operation that needs one will
+   * say why). Takes the cached token, or makes the one token request every call would share.
+   */
+  async grantedScopes(context: OperationContext): Promise<readonly string[] | undefined> {
+    try {
+      return tokenScopes(await this.tokens.getToken(context.signal));
+    } catch {
+      return undefined;
+    }
   }
 
   /** A snapshot of the counters. */

@@ -52,6 +52,12 @@ import {
 /** Key material declared as an object: what the program leaves out of it lives only in the tenant. */
 const KEY_OBJECTS = ["encryption_key", "client_authentication_methods"];
 
+/**
+ * The scopes that let credentials see {@link KEY_MATERIAL} in an answer (docs/platform.md, "Key
+ * material in answers"); either one is enough.
+ */
+const KEY_READ_SCOPES = ["read:client_keys", "read:client_credentials"] as const;
+
 /** The fields the platform fixes when a client is created: `x-strategy: fixed` in the schema. */
 const FIXED_FIELDS = CLIENT_FIELDS.filter(({ strategy }) => strategy.name === "fixed");
 const REQUIRE_BEHAVIOR = wireName(POST_LOGIN_PROMPT_FIELDS.organizationRequireBehavior);
@@ -219,6 +225,43 @@ export function planUpdate(update: ClientUpdate, live?: WireFields): ClientSetti
     (path) => byPath.get(pathKey(path)) ?? priorOf(live ?? {}, path),
   );
   return plan(declared, send, remember, current, putBack);
+}
+
+/**
+ * The key-material objects (`encryption_key`, `client_authentication_methods`) an operation would
+ * send, remember or put back, known before it runs, so that a preview can ask whether the
+ * credentials may see them: for a create (no stored outputs `olds`, or a replace) every declared
+ * one; for an update those that change, are newly owned or are put back, as {@link planUpdate}
+ * looks at them. Empty when none is at stake: then the preview needs no token.
+ */
+export function keyObjectsAtStake(declared: DeclaredClient, olds?: Props): string[] {
+  let fields = declared.fields.map(({ wire }) => wire);
+  if (olds !== undefined) {
+    const update = clientUpdate(declared, olds);
+    const removed = new Set(update.removed.map(pathKey));
+    const putBack = update.prior.filter(({ path }) => removed.has(pathKey(path)));
+    const paths = [...update.added, ...putBack.map(({ path }) => path)];
+    fields = [...update.changed, ...paths.map(([wire = ""]) => wire)];
+  }
+  return KEY_OBJECTS.filter((wire) => fields.includes(wire));
+}
+
+/**
+ * The preview's refusal of key material at stake (`fields`, from {@link keyObjectsAtStake}) that
+ * the credentials' token does not let them see: `scopes` are the scopes it grants, and neither
+ * `read:client_keys` nor `read:client_credentials` is among them. The refusal `up` makes from the
+ * answer (docs/decisions.md, "Key material"), made before anything is sent. Undefined when the
+ * scopes could not be read (an opaque token, no token): `up` stays the backstop.
+ */
+export function unscopedKeysError(
+  declared: DeclaredClient,
+  fields: readonly string[],
+  scopes: readonly string[] | undefined,
+): TenantValidationError | undefined {
+  if (scopes === undefined || KEY_READ_SCOPES.some((scope) => scopes.includes(scope))) {
+    return undefined;
+  }
+  return hiddenKeysError(declared, fields);
 }
 
 /**
@@ -451,17 +494,30 @@ function refuseHiddenKeys(
   fields: readonly string[],
 ): void {
   if (!keysHidden(live)) return;
+  const error = hiddenKeysError(declared, fields);
+  if (error !== undefined) throw error;
+}
+
+/**
+ * The one refusal of key material the credentials may not see, for the first key-material object
+ * among `fields`; undefined when there is none. Raised at `up` by what the answer holds
+ * ({@link refuseHiddenKeys}) and at preview by the token's scopes ({@link unscopedKeysError}).
+ */
+function hiddenKeysError(
+  declared: DeclaredClient,
+  fields: readonly string[],
+): TenantValidationError | undefined {
   const field = CLIENT_FIELDS.find(
     ({ wire }) => KEY_OBJECTS.includes(wire) && fields.includes(wire),
   );
-  if (field === undefined) return;
-  throw new TenantValidationError({
+  if (field === undefined) return undefined;
+  return new TenantValidationError({
     subject: `${field.field} of client ${declared.clientId}`,
     reason:
-      "cannot be seen: the tenant answers it only to credentials with read:client_keys (or " +
-      "read:client_credentials), and without it what the program does not declare there would be " +
+      `cannot be seen: the tenant answers it only to credentials with ${KEY_READ_SCOPES[0]} (or ` +
+      `${KEY_READ_SCOPES[1]}), and without it what the program does not declare there would be ` +
       "lost and nothing could be put back",
-    remedy: "grant read:client_keys to the provider's credentials. Nothing was sent.",
+    remedy: `grant ${KEY_READ_SCOPES[0]} to the provider's credentials. Nothing was sent.`,
   });
 }
 

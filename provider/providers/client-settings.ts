@@ -3,23 +3,25 @@ import { apiClientGateway } from "../api/client-gateway.js";
 import { startClientReadPass } from "../api/tenants.js";
 import { type ConfigSource, configuredOrigin } from "../config.js";
 import { keptStackTenant, withConnectionChange } from "../connection/change.js";
-import { TenantApiError, TenantImportError } from "../errors.js";
+import { TenantApiError, TenantImportError, type TenantValidationError } from "../errors.js";
 import { declarationOf } from "../generate/adopt.js";
 import { DEFAULT_FIELDS, wireFieldsToRead } from "../generate/fields.js";
-import type { Props } from "../json.js";
+import { isPlainObject, type Props } from "../json.js";
 import {
   clientUpdate,
   deletePriors,
   fieldsToPutBack,
   fieldsToRead,
+  keyObjectsAtStake,
   planCreate,
   planDelete,
   planDiff,
   planRead,
   planUpdate,
   putBackRefusal,
+  unscopedKeysError,
 } from "../plan/client-settings.js";
-import { declaredClient } from "../plan/declared.js";
+import { type DeclaredClient, declaredClient } from "../plan/declared.js";
 import { claimOf, ownerConflict, type PathClaim } from "../plan/one-owner.js";
 import type { PriorEntry } from "../plan/prior-paths.js";
 import { type Adopted, TenantProviderBase, type TenantResourceCore } from "./provider-base.js";
@@ -72,25 +74,43 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
     if (claim === undefined) return checked;
     const conflict = ownerConflict(this.#claims.values(), claim);
     this.#claims.set(JSON.stringify([claim.tenant, claim.clientId, claim.resource]), claim);
-    return conflict === undefined ? checked : { ...checked, failures: [conflict] };
+    if (conflict !== undefined) return { ...checked, failures: [conflict] };
+    // A create is previewed by check alone (an update, by diff): its key material is refused here.
+    if (isPlainObject(olds) && olds.clientId !== undefined) return checked;
+    const declared = declaredClient(news);
+    const refusal = await unscopedKeys(declared, keyObjectsAtStake(declared), news);
+    return refusal === undefined
+      ? checked
+      : { ...checked, failures: [{ property: "", reason: refusal.message }] };
   }
 
   /**
    * Replaces on a new `clientId` (adopting the new client first) or another tenant (restoring the
    * old client first, so that even two domains of one tenant end with the declared settings);
    * otherwise reports a change when a declared field differs from its last known value, a field
-   * left the program, or the connection changed. Makes no API call.
+   * left the program, or the connection changed. Makes no API call, except, when key material
+   * is at stake, for the credentials' token ({@link unscopedKeys}).
    *
    * @throws {ImmutableFieldError} when `thirdPartySecurityMode` would change on the same client.
+   * @throws {TenantValidationError} when key material at stake needs a scope the token lacks.
    */
   diff(_id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
-    return concerning(describeResource(KIND, news), () =>
-      withConnectionChange(
-        planDiff(declaredClient(news), olds),
+    return concerning(describeResource(KIND, news), async () => {
+      const declared = declaredClient(news);
+      const diff = withConnectionChange(
+        planDiff(declared, olds),
         this.connectionChange(olds, news),
         "restore-old-first",
-      ),
-    );
+      );
+      const replaced = diff.replaces.length > 0;
+      const refusal = await unscopedKeys(
+        declared,
+        keyObjectsAtStake(declared, replaced ? undefined : olds),
+        news,
+      );
+      if (refusal !== undefined) throw refusal;
+      return diff;
+    });
   }
 
   create(inputs: Props): Promise<pulumi.dynamic.CreateResult> {
@@ -174,6 +194,25 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
       );
     });
   }
+}
+
+/**
+ * The preview's refusal of key material at stake (`fields`) the credentials may not see
+ * ({@link unscopedKeysError}), from the scopes of the token the operations of `props`'s tenant
+ * use. Asks for no token when nothing is at stake; refuses nothing when the scopes cannot be read,
+ * the settings included (a preview may run without credentials): `up` refuses on what the answer
+ * holds (docs/decisions.md, "Key material").
+ */
+async function unscopedKeys(
+  declared: DeclaredClient,
+  fields: readonly string[],
+  props: Props,
+): Promise<TenantValidationError | undefined> {
+  if (fields.length === 0) return undefined;
+  const scopes = await runOperation(target(KIND, props), ({ client, context }) =>
+    client.grantedScopes(context),
+  ).catch(() => undefined);
+  return unscopedKeysError(declared, fields, scopes);
 }
 
 /** The last operation queued on each client of each tenant, by `[origin, clientId]`. */
