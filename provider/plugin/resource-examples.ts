@@ -41,7 +41,12 @@ function goProgram(body: string): string {
   ].join("\n");
 }
 
-/** Each resource's example. */
+/**
+ * Each resource's example, in every language the Registry's chooser shows. Exported for the docs
+ * test, which type-checks each block against the package.
+ *
+ * @internal
+ */
 export const RESOURCE_EXAMPLES: Readonly<Record<ResourceKind, ResourceExample>> = {
   PushProviderSelection: {
     title: "MFA push notifications through Amazon SNS",
