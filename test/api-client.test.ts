@@ -322,7 +322,7 @@ describe("TenantApiClient with client credentials", () => {
     );
     expect(Date.now() - started).toBeLessThan(4000);
     for (const error of errors) {
-      expect(error).toBeInstanceOf(TenantAuthError);
+      expect(error).toBeInstanceOf(TenantTimeoutError);
       expect((error as Error).message).toBe(
         `ClientSettings "web": the token request for client m2m to ${server?.url}/oauth/token was refused by the rate limit (429), ` +
           "and the server asked to wait 600 s (Retry-After) before another try, past the token request's own limit of 60 s, of which 60 s were left",
@@ -349,7 +349,7 @@ describe("TenantApiClient with client credentials", () => {
     const started = Date.now();
     const error = await source.getToken().catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(3000);
-    expect(error).toBeInstanceOf(TenantAuthError);
+    expect(error).toBeInstanceOf(TenantTimeoutError);
     expect((error as Error).message).toBe(
       `getting an access token for client m2m from ${url}/oauth/token did not finish within the token request's own limit of 300 ms`,
     );

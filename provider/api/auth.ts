@@ -1,10 +1,10 @@
 import { type AxiosInstance, isAxiosError } from "axios";
 import type { Credentials } from "../config.js";
-import { TenantAuthError } from "../errors.js";
+import { TenantAuthError, TenantTimeoutError } from "../errors.js";
 import { isPlainObject } from "../json.js";
 import { CLIENT_ASSERTION_TYPE, signClientAssertion } from "./client-assertion.js";
 import { describeWaitPastDeadline, waitPastDeadline } from "./http.js";
-import { abortable, describeTransportFailure } from "./transport-failures.js";
+import { abortable, describeTransportFailure, isTimeout } from "./transport-failures.js";
 
 /** Supplies bearer tokens for the management API. */
 export interface TokenSource {
@@ -218,15 +218,18 @@ export class ClientCredentialsTokenSource implements TokenSource {
       const past = waitPastDeadline(error);
       if (past !== undefined) {
         const what = `the token request for client ${clientId} to ${tokenUrl}`;
-        throw new TenantAuthError(describeWaitPastDeadline(what, past, ownLimit));
+        throw new TenantTimeoutError(describeWaitPastDeadline(what, past, ownLimit));
       }
       if (limit.aborted) {
-        throw new TenantAuthError(
+        throw new TenantTimeoutError(
           `getting an access token for client ${clientId} from ${tokenUrl} did not finish within ${ownLimit}`,
         );
       }
       if (!isAxiosError(error) || !error.response) {
-        throw new TenantAuthError(
+        // A token endpoint that does not answer in time is a timeout like any other request's
+        // (one class per kind of failure, docs/decisions.md); what refused is an auth failure.
+        const Kind = isTimeout(error) ? TenantTimeoutError : TenantAuthError;
+        throw new Kind(
           `getting an access token from ${tokenUrl} failed: ` +
             describeTransportFailure(error, new URL(tokenUrl).origin),
         );
