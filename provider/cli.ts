@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * The `pulumi-tenant` command shipped with the package: `generate` (README "Adopt an existing
- * tenant"), `snapshot` and `local-tenant` (README "Testing your own program").
+ * The `pulumi-tenant` command shipped with the package: `generate`
+ * (docs/guides/adopting-a-tenant.md), `snapshot` and `local-tenant`
+ * (docs/guides/testing-your-program.md).
  *
  * Each command's module is loaded only when that command runs, so `generate` and `snapshot` never
  * load the local tenant's server and its dependencies.

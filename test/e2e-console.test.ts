@@ -3,7 +3,8 @@
  * Chromium from npm (test/support/browser.ts), beside the tenant example run by the real `pulumi`
  * CLI: the page loads and lists the seeded clients, shows one, shows a program's calls while its
  * `up` runs, and an edit saved on it is drift that `pulumi refresh` reports. The last test writes
- * docs/console.png, the README's picture of the console, so that it never goes stale.
+ * docs/console.png, the testing guide's picture of the console
+ * (docs/guides/testing-your-program.md), so that it never goes stale.
  */
 
 import { readFile } from "node:fs/promises";
@@ -36,7 +37,7 @@ const REPO_ROOT = resolve(__dirname, "..");
  * measured against the package before it; its folder is held to what is left.
  */
 const CONSOLE_FOLDER_BUDGET = 92_000;
-/** The README's picture of the console, written by the last test. */
+/** The testing guide's picture of the console, written by the last test. */
 const SCREENSHOT = resolve(__dirname, "..", "docs", "console.png");
 /**
  * A tenant whose bucket a person can watch: 2 requests a second, a bucket of 4 (the provider keeps
@@ -217,7 +218,7 @@ describe("the local tenant's console in a real browser", { timeout: TIMEOUT }, (
     expect(s.api.store.getProvider()).toBe("sns");
   });
 
-  it("writes the README's screenshot of the console after an up, docs/console.png", async () => {
+  it("writes the testing guide's screenshot of the console after an up, docs/console.png", async () => {
     const { s, page } = await watched();
     expect((await s.run("up")).ok).toBe(true);
     await showPortal(page);

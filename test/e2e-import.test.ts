@@ -1,9 +1,9 @@
 /**
- * `pulumi import` through the provider plugin, under the real CLI: the ids the README names, an
- * import file written by `pulumi-tenant generate --import-file`, adoption with no write, and the
- * code Pulumi generates previewing with no change, in YAML (Pulumi's YAML language host) and in
- * TypeScript (Pulumi's Node.js code generator, through our Node.js language host:
- * docs/pulumi-cli.md), with the Node.js SDK generated from the plugin's schema.
+ * `pulumi import` through the provider plugin, under the real CLI: the ids the adoption guide names
+ * (docs/guides/adopting-a-tenant.md, "Import"), an import file written by `pulumi-tenant generate
+ * --import-file`, adoption with no write, and the code Pulumi generates previewing with no change,
+ * in YAML (Pulumi's YAML language host) and in TypeScript (Pulumi's Node.js code generator, through
+ * our Node.js language host: docs/pulumi-cli.md), with the Node.js SDK generated from the plugin's schema.
  */
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -55,8 +55,8 @@ async function pulumiImport(
   return readFile(out, "utf8");
 }
 
-/** The three imports of the README: type, name and id of each, for a tenant on `host`. */
-function readmeImports(host: string): Array<[type: string, name: string, id: string]> {
+/** The three imports of the adoption guide: type, name and id of each, for a tenant on `host`. */
+function guideImports(host: string): Array<[type: string, name: string, id: string]> {
   return [
     ["tenant:index:PushProviderSelection", "mfa-push", host],
     ["tenant:index:ClientSettings", "portal", DEFAULT_SEED_IDS.regularWeb],
@@ -66,7 +66,7 @@ function readmeImports(host: string): Array<[type: string, name: string, id: str
 
 describe("pulumi import with the plugin", () => {
   it(
-    "adopts each resource by the id the README names, with no write, and the generated YAML previews with no change",
+    "adopts each resource by the id the adoption guide names, with no write, and the generated YAML previews with no change",
     async () => {
       const stack = await emptyYamlStack();
       const host = new URL(stack.api.domain).host;
@@ -74,7 +74,7 @@ describe("pulumi import with the plugin", () => {
       stack.api.store.deleteEventStream(DEFAULT_SEED_IDS.webhookStream);
       stack.api.resetStats();
       const code: string[] = [];
-      for (const args of readmeImports(host)) code.push(await pulumiImport(stack, args));
+      for (const args of guideImports(host)) code.push(await pulumiImport(stack, args));
       expect(writesTo(stack.api)).toBe(0);
       const declarations = code.map((part) => part.replace(/^resources:\n/, "")).join("");
       await stack.project.editProgram((text) => `${text}resources:\n${declarations}`);
@@ -184,7 +184,7 @@ describe("pulumi import with the plugin, in a TypeScript program", () => {
   });
 
   it(
-    "adopts each resource by the id the README names, with no write, and the generated TypeScript type-checks and previews with no change",
+    "adopts each resource by the id the adoption guide names, with no write, and the generated TypeScript type-checks and previews with no change",
     async () => {
       const { dir } = project;
       await writeFile(
@@ -199,7 +199,7 @@ describe("pulumi import with the plugin, in a TypeScript program", () => {
       stack.api.resetStats();
       // Each import's code in a module of its own, as Pulumi wrote it; index.ts loads them.
       const modules: string[] = [];
-      for (const [type, name, id] of readmeImports(host)) {
+      for (const [type, name, id] of guideImports(host)) {
         const code = await pulumiImport(stack, [type, name, id], join(dir, `${name}.ts`));
         expect(code).toContain('import * as tenant from "@pulumi-tenant/tenant";');
         // tenant:index:ClientSettings is the SDK's class tenant.ClientSettings.

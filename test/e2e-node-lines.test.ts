@@ -28,7 +28,7 @@ describe("a user project installed by npm", { timeout: LIFECYCLE_TIMEOUT_MS }, (
     },
   );
 
-  it("passes the lifecycle through ts-node with the TypeScript the README's install line gets", async () => {
+  it("passes the lifecycle through ts-node with the TypeScript the installation page's install line gets", async () => {
     user = await tenantUserStack({ manager: "npm", line: 22, way: "ts-node" });
     const typescript = await installedVersion(user.project.dir, "typescript");
     expect(Number(typescript.split(".")[0])).toBeLessThan(7);

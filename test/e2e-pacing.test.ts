@@ -1,9 +1,9 @@
 /**
- * Sharing the tenant's rate limit with production (README, "Sharing the rate limit with
- * production"), under the real pulumi CLI with the packed package installed in a user's project:
- * the clients-from-data example against a local tenant of 10 requests/s with a bucket of 20,
- * beside a production back end that the local tenant runs on the same bucket (its background
- * load, counted apart from the program's requests).
+ * Sharing the tenant's rate limit with production (docs/guides/sharing-the-rate-limit.md), under
+ * the real pulumi CLI with the packed package installed in a user's project: the clients-from-data
+ * example against a local tenant of 10 requests/s with a bucket of 20, beside a production back end
+ * that the local tenant runs on the same bucket (its background load, counted apart from the
+ * program's requests).
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -47,7 +47,7 @@ describe("pnpm, with its default isolated layout", { timeout: LIFECYCLE_TIMEOUT_
     expect(await sdkFrom(join(dir, "node_modules", "pulumi-tenant"))).toBe(await sdkFrom(dir));
   });
 
-  it("passes the lifecycle through ts-node with the README's TypeScript range", async () => {
+  it("passes the lifecycle through ts-node with the installation page's TypeScript range", async () => {
     user = await tenantUserStack({ manager: "pnpm", line: 22, way: "ts-node" });
     await expectLifecyclePasses(user);
   });

@@ -516,13 +516,12 @@ describe("the default tenant", () => {
 describe("the closing line", () => {
   const declared = { dir: "/work/adopt", clients: 2, pushProvider: true, importFile: false };
 
-  it("tells what was declared and the README's adoption commands for the TypeScript program", () => {
+  it("tells what was declared and the adoption guide's commands for the TypeScript program", () => {
     expect(nextSteps(declared)).toBe(
       "declared 2 clients and the push provider. Next: cd /work/adopt && npm install && " +
         "pulumi stack init && pulumi config set tenant:domain ... (credentials as in the README) " +
         "&& pulumi preview (only creates) && PULUMI_SKIP_CHECKPOINTS=true " +
-        "PULUMI_NODEJS_TRANSPILE_ONLY=true pulumi up --skip-preview --parallel 2147483647 --yes " +
-        "(changes nothing)",
+        "pulumi up --skip-preview --parallel 2147483647 --yes (changes nothing)",
     );
   });
 
@@ -534,8 +533,8 @@ describe("the closing line", () => {
 
   it("gives the commands the adoption guide gives", async () => {
     const guide = join(REPO_ROOT, "docs", "guides", "adopting-a-tenant.md");
-    const readme = (await readFile(guide, "utf8")).replace(/\s+/g, " ");
-    expect(readme).toContain(ADOPTION_UP);
-    expect(readme).toContain(adoptionImport("adopt/import.json"));
+    const text = (await readFile(guide, "utf8")).replace(/\s+/g, " ");
+    expect(text).toContain(ADOPTION_UP);
+    expect(text).toContain(adoptionImport("adopt/import.json"));
   });
 });

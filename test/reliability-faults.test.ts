@@ -279,7 +279,8 @@ describe("up killed with SIGKILL after the tenant received its first write", {
     expect(killed.filter(isProviderHost)).toHaveLength(1);
     expect(result.exitCode).toBe(128 + 9);
     // Whether the kill also cut a checkpoint write is up to the scheduler. If it did, the user
-    // removes the empty attributes file first, as the README says (the test below shows why).
+    // removes the empty attributes file first, as docs/guides/troubleshooting.md says (the test
+    // below shows why).
     if ((await stat(attributesFile(stack))).size === 0) await rm(attributesFile(stack));
     return { stack, cli, killed };
   }

@@ -1,10 +1,11 @@
 """A small driver that runs program.py with Pulumi's Automation API as an inline program.
 
 The ``pulumi`` CLI on PATH talks to this process itself, so a Python program runs with no Python
-language host and no Pulumi.yaml (README, "Python"). One command a run, for a shell or a CI job:
-``preview``, ``up``, ``gate`` (the drift gate) or ``destroy``. What Pulumi prints goes to stderr;
-stdout gets one line of JSON saying what the run did. Exit codes: 0 done, 1 failed, 2 a wrong
-command line or setting, 7 the gate found drift (the code of the CLI's own ``--expect-no-changes``).
+language host and no Pulumi.yaml (docs/guides/languages.md, "Python"). One command a run, for a
+shell or a CI job: ``preview``, ``up``, ``gate`` (the drift gate) or ``destroy``. What Pulumi prints
+goes to stderr; stdout gets one line of JSON saying what the run did. Exit codes: 0 done, 1 failed,
+2 a wrong command line or setting, 7 the gate found drift (the code of the CLI's own
+``--expect-no-changes``).
 """
 
 from __future__ import annotations

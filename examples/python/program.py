@@ -1,9 +1,10 @@
 """The tenant's configuration as a Python program.
 
 It runs on ``pulumi_tenant``, the Python SDK that Pulumi's code generator makes from the provider
-plugin's schema (README, "Python"). This module is the Pulumi program alone; ``main.py`` runs it
-through the Automation API as an inline program, so no Python language host is needed. It declares
-what examples/go declares, and the partner client whose security mode was fixed at its creation.
+plugin's schema (docs/guides/languages.md, "Python"). This module is the Pulumi program alone;
+``main.py`` runs it through the Automation API as an inline program, so no Python language host is
+needed. It declares what examples/go declares, and the partner client whose security mode was fixed
+at its creation.
 """
 
 import pulumi

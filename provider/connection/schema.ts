@@ -6,7 +6,8 @@ import { CLIENT_ASSERTION_ALGS } from "../api/client-assertion.js";
  * instead of the stack config (`tenant:domain`, ...). One program can so manage several tenants
  * (docs/decisions.md, "Several tenants").
  *
- * The members mean what the stack config keys of the same names mean (README, "Configuration").
+ * The members mean what the stack config keys of the same names mean
+ * (docs/installation-configuration.md, "Configuration reference").
  * Which credentials must be present (exactly one of an API token, a client id with its secret, or
  * a client id with a private key for client assertions) is a rule of the connection's parse
  * (`parse.ts`), the same for the stack config and this input. The `anyOf` below states it for the

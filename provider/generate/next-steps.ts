@@ -1,7 +1,8 @@
 /**
- * The adoption commands `generate` ends with, and the README gives (README, "Adopt an existing
- * tenant" and "Import"): one place, so that what the command prints, what the README says and
- * what `npm run bench -- adopt.ts` measures are the same commands.
+ * The adoption commands `generate` ends with, and the adoption guide gives
+ * (docs/guides/adopting-a-tenant.md, "Adopt an existing tenant" and "Import"): one place, so that
+ * what the command prints, what the guide says and what `npm run bench -- adopt.ts` measures are
+ * the same commands.
  *
  * @module
  */
@@ -19,14 +20,14 @@ export const ADOPTION_PARALLEL = 2147483647;
 
 /**
  * The dynamic path's adoption `up`, after the `pulumi preview` that shows only creates: no second
- * preview pass, no limit on parallel steps, one state save at the end (safe for a run that writes
- * nothing to the tenant), and no second type-check of the program the preview just checked.
+ * preview pass, no limit on parallel steps, and one state save at the end (safe for a run that
+ * writes nothing to the tenant). The program `generate` writes runs on Node.js's own type
+ * stripping, which checks no types, so there is no type-check to skip (ts-node's
+ * `PULUMI_NODEJS_TRANSPILE_ONLY` would change nothing).
  *
  * @internal
  */
-export const ADOPTION_UP =
-  "PULUMI_SKIP_CHECKPOINTS=true PULUMI_NODEJS_TRANSPILE_ONLY=true pulumi up --skip-preview " +
-  `--parallel ${ADOPTION_PARALLEL} --yes`;
+export const ADOPTION_UP = `PULUMI_SKIP_CHECKPOINTS=true pulumi up --skip-preview --parallel ${ADOPTION_PARALLEL} --yes`;
 
 /**
  * The plugin's adoption, in a project of any language: `pulumi import` of the file `generate

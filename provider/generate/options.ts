@@ -39,8 +39,8 @@ export interface GenerateOptions {
 }
 
 /**
- * The usage lines of the pacing flags, which every command that reads a tenant takes (README,
- * "Sharing the rate limit with production").
+ * The usage lines of the pacing flags, which every command that reads a tenant takes
+ * (docs/guides/sharing-the-rate-limit.md).
  */
 export const PACING_USAGE = `  --rate-limit-reserve SHARE
                           the share of the tenant's rate limit left to its other callers, 0 to
@@ -54,7 +54,8 @@ export const QUIET_USAGE = `  -q, --quiet             no progress (default: a ba
 
 /**
  * The usage lines of the connection's flags, which every command that reads a tenant takes
- * (README, "Configuration"): one way of authenticating, a private key first.
+ * (docs/installation-configuration.md, "Configuration"): one way of authenticating, a private key
+ * first.
  */
 export const CREDENTIAL_USAGE = `  --domain DOMAIN         the tenant (default: TENANT_DOMAIN)
   --client-id ID          the client to log in as (default: TENANT_CLIENT_ID), with one of:
@@ -85,7 +86,7 @@ Options:
   --name NAME             Pulumi project name (default: tenant-settings)
   --force                 overwrite files in DIR that differ from the generated ones
   --import-file           also write DIR/import.json, for \`pulumi import --file\` with the
-                            provider plugin, in a program of any language (README, "Every language")
+                            provider plugin, in a program of any language (docs/guides/languages.md)
 ${CREDENTIAL_USAGE}
 ${PACING_USAGE}
 ${QUIET_USAGE}

@@ -4,7 +4,8 @@
  *
  * Every failure is collected, not only the first, and answered as one 400 `invalid_query_string`:
  * `Query validation error: per_page: must be at most 100 (got "101"); foo: unknown parameter`.
- * The README of this folder lists the choices made where the platform's exact wording is unknown.
+ * docs/local-tenant.md ("Client list") lists the choices made where the platform's exact wording is
+ * unknown.
  */
 
 import { APP_TYPES } from "../schema/index.js";

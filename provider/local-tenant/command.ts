@@ -312,7 +312,7 @@ function statusOfExit(code: number | null, signal: NodeJS.Signals | null): numbe
 
 /**
  * Runs `command` with the tenant's `TENANT_DOMAIN`, `TENANT_CLIENT_ID` and `TENANT_CLIENT_SECRET`
- * (the package's environment fallbacks, README "Configuration") added to this process's
+ * (the package's environment fallbacks, docs/installation-configuration.md) added to this process's
  * environment, its output passed through, and resolves with its exit status once it is gone
  * ({@link statusOfExit}; 2 when it could not start): one command for a pipeline that starts the
  * tenant, runs the tests against it and stops it (docs/local-tenant.md, "Starting it").

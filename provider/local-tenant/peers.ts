@@ -1,9 +1,9 @@
 /**
  * The local tenant's server runs on packages that programs do not need (Fastify, its form-body
  * plugin, jose; selfsigned for TLS). They are optional peer dependencies of pulumi-tenant, so a
- * project that only declares resources installs none of them (README "Testing your own
- * program" gives the sizes). This module says which are missing before anything loads them,
- * so the user reads which packages to install rather than `Cannot find module`.
+ * project that only declares resources installs none of them (docs/guides/testing-your-program.md,
+ * "Testing your own program", gives the sizes). This module says which are missing before anything
+ * loads them, so the user reads which packages to install rather than `Cannot find module`.
  *
  * It loads none of them itself.
  *

@@ -1,29 +1,30 @@
 /**
  * `npm run bench -- adopt.ts`: adopting 1,000 clients of a 5,000-client tenant limited to 2
- * requests per second (bursts of 10) the way the README tells users to, through both faces, from
+ * requests per second (bursts of 10) the way the adoption guide (docs/guides/adopting-a-tenant.md)
+ * tells users to, through both faces, from
  * one run of the installed `pulumi-tenant generate --out DIR --import-file --clients ...` (read-only
  * credentials):
  *   P1. the plugin: in a YAML project that declares
  *       nothing, with the plugin installed from the packed package's tarball,
  *       `PULUMI_SKIP_CHECKPOINTS=true pulumi import --file DIR/import.json --yes --out FILE`;
- *   P2. the README's command ("Every Pulumi language" > "Import"): the same with `--skip-preview`
+ *   P2. the guide's command ("Import"): the same with `--skip-preview`
  *       (the import's preview pass reads every resource as the import does, for a run that `--yes`
  *       approves anyway) and `--parallel` with no limit ({@link ADOPTION_PARALLEL}: every read
  *       arrives at once, so the read pass sees that most of the tenant is wanted, lists its pages,
  *       and answers each read as its page comes in; docs/client-reads.md);
  *   D1. the dynamic resources: the TypeScript program generate wrote, installed in a user project,
  *       `PULUMI_SKIP_CHECKPOINTS=true pulumi up` (its preview pass first, as a user runs it);
- *   D2. the README's command ("Adopt an existing tenant"): the same with `--skip-preview` (after
+ *   D2. the guide's command ("Adopt an existing tenant"): the same with `--skip-preview` (after
  *       the `pulumi preview` it asks for first, the up's own preview pass would run the program and
- *       check every resource again), `--parallel` as P2, and `PULUMI_NODEJS_TRANSPILE_ONLY=true`
- *       (that preview type-checked the program already: 2 s of a 1,000-resource program's start).
+ *       check every resource again) and `--parallel` as P2. The program runs on Node.js's type
+ *       stripping, so there is no type-check to skip.
  * `PULUMI_SKIP_CHECKPOINTS=true` makes Pulumi's file backend save the state once, at the end,
  * instead of its whole checkpoint twice per resource (1,001 resources: about 2,000 saves of a
  * growing file, which took 6 x the read floor); safe here because adoption writes nothing to the
  * tenant, so a run cut short leaves nothing a later run could not read again. BENCH_ADOPT_CHECKPOINTS=1
  * also runs both without it, for comparison.
  *
- * Targets: the README's commands (P2 and D2, also what generate's closing line gives), CLI start
+ * Targets: the guide's commands (P2 and D2, also what generate's closing line gives), CLI start
  * to exit, at most {@link TARGET} x the read floor, the floor being the fewest reads adoption
  * needs (the list pages that hold the clients, min(N, ceil(T/100)), and the push provider's one
  * read) divided by the rate; for every run, no write to the tenant, every resource adopted, and
@@ -33,7 +34,7 @@
  * would. generate's own time is shown, not held to a target here (generate.ts has its own).
  * BENCH_ONLY=P1,D1 (any of P1, P2, D1, D2) runs some of them.
  *
- * At a distance: P2 and D2, the README's commands held to the target, run again against a tenant
+ * At a distance: P2 and D2, the guide's commands held to the target, run again against a tenant
  * a 100 ms round trip away (its network delay of 50 ms each way, docs/local-tenant.md, "A tenant a
  * network away"), beside loopback in a `round trip` column, with the same target against the same
  * floor: at a distance the floor is the reads over the rate or its {@link ROUND_TRIPS} round trips
@@ -109,7 +110,7 @@ interface Row {
   floorSeconds: number;
   /** The read policy's bound per pass, over the rate: what one pass may take reading. */
   boundSeconds: number;
-  /** Held to {@link TARGET}: the README's commands ({@link isReadmeCommand}). */
+  /** Held to {@link TARGET}: the guide's commands ({@link isGuideCommand}). */
   held: boolean;
   loadAverage: number;
   error?: string;
@@ -282,7 +283,7 @@ function rowOf(
     byRoute: stats.byRoute,
     adopted,
     ...floors,
-    held: isReadmeCommand(variant),
+    held: isGuideCommand(variant),
     loadAverage: loadavg()[0] ?? 0,
     ...(m.result.error ? { error: m.result.error } : {}),
   };
@@ -364,8 +365,6 @@ async function upGeneratedProgram(
       ...(variant.parallel === undefined ? {} : { parallel: variant.parallel }),
       env: {
         PULUMI_SKIP_CHECKPOINTS: variant.skipCheckpoints ? "true" : undefined,
-        // The README's command: the preview just made type-checked the program.
-        PULUMI_NODEJS_TRANSPILE_ONLY: isReadmeCommand(variant) ? "true" : undefined,
       },
     });
     const adopted = m.result.counts.create ?? 0;
@@ -376,11 +375,11 @@ async function upGeneratedProgram(
 }
 
 /**
- * Whether `variant` is the command the README and generate give for adoption (P2 and D2):
+ * Whether `variant` is the command the adoption guide and generate give (P2 and D2):
  * `PULUMI_SKIP_CHECKPOINTS=true` and `--skip-preview` (the dynamic path after its own
  * `pulumi preview`). P1 and D1 are shown beside them, not held.
  */
-function isReadmeCommand(variant: Variant): boolean {
+function isGuideCommand(variant: Variant): boolean {
   return variant.skipCheckpoints && variant.skipPreview && variant.parallel === ADOPTION_PARALLEL;
 }
 
@@ -552,7 +551,7 @@ async function main(): Promise<void> {
             ["D1", false],
             ["D2", true],
           ] as const) {
-            // At a distance, the README's commands only: they are the ones held to the target.
+            // At a distance, the guide's commands only: they are the ones held to the target.
             if (!ONLY.has(id) || (!readme && !onLoopback(distance))) continue;
             const variant: Variant = readme
               ? { id, distance, skipPreview: true, skipCheckpoints, parallel: ADOPTION_PARALLEL }

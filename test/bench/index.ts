@@ -17,9 +17,9 @@
  *   program-start.ts  a TypeScript program's start through Node.js's type stripping and ts-node
  *   audit.ts     `pulumi-tenant audit` of a 5,000-client tenant at 2 req/s (both), and of its seed
  *                offline
- *   adopt.ts     adopting 1,000 of a 5,000-client tenant at 2 req/s as the README says: `pulumi
- *                import --file` through the plugin, `pulumi up` of the generated program; both for
- *                the README's commands (the others on loopback only)
+ *   adopt.ts     adopting 1,000 of a 5,000-client tenant at 2 req/s as the adoption guide says:
+ *                `pulumi import --file` through the plugin, `pulumi up` of the generated program;
+ *                both for the guide's commands (the others on loopback only)
  *   sharing.ts   200 updates beside a production back end reading at 3 req/s on the tenant's
  *                bucket, side by side with the platform's Node.js SDK, and three `pulumi up`s at
  *                once: production's 429s and the floor it leaves; both

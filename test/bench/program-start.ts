@@ -1,9 +1,10 @@
 /**
- * How fast a user's TypeScript program starts, the two supported ways (docs/installation-configuration.md, "Installing in your project"):
- * Node.js's own type stripping (`typescript: false`, `"type": "module"`) and ts-node (Pulumi's
- * default, with the README's TypeScript range). The tenant example in a user's project installed
- * by npm, under Node.js 22 (the tests' line), run by the lock's pulumi CLI against a local tenant;
- * `up` runs the program twice (its preview pass and its update), and `preview` once.
+ * How fast a user's TypeScript program starts, the two supported ways
+ * (docs/installation-configuration.md, "Installing in your project"): Node.js's own type stripping
+ * (`typescript: false`, `"type": "module"`) and ts-node (Pulumi's default, with the TypeScript
+ * range of that page). The tenant example in a user's project installed by npm, under Node.js 22
+ * (the tests' line), run by the lock's pulumi CLI against a local tenant; `up` runs the program
+ * twice (its preview pass and its update), and `preview` once.
  *
  * Measured per command: the program's run up to its first registration (the launch of the
  * dynamic-provider host), summed over the passes, and the command's wall time. Each way runs

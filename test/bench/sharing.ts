@@ -1,8 +1,8 @@
 /**
- * `npm run bench`: what a deployment does to the tenant's other callers (README, "Sharing the rate
- * limit with production"). A local tenant of 10 requests/s with a bucket of 20 runs the traffic of
- * a production back end on the same bucket, 3 reads a second (its background load, counted apart:
- * docs/local-tenant.md), while:
+ * `npm run bench`: what a deployment does to the tenant's other callers
+ * (docs/guides/sharing-the-rate-limit.md). A local tenant of 10 requests/s with a bucket of 20 runs
+ * the traffic of a production back end on the same bucket, 3 reads a second (its background load,
+ * counted apart: docs/local-tenant.md), while:
  *   1. this package updates 200 clients, 16 at a time, through its ClientSettings core (as the
  *      provider host runs them, in this process: the side-by-side with the SDK below);
  *   2. the platform's Node.js SDK (`auth0`) makes the same 200 updates at the same concurrency, with

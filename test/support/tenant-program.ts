@@ -1,6 +1,7 @@
 /**
- * The tenant example as a user's project holds it, the one TypeScript way or the other (README,
- * "Installing in your project"). Free of vitest, so that the benchmarks can use it too.
+ * The tenant example as a user's project holds it, the one TypeScript way or the other
+ * (docs/installation-configuration.md, "Installing in your project"). Free of vitest, so that the
+ * benchmarks can use it too.
  */
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -13,14 +14,15 @@ export type TypeScriptWay = "type-stripping" | "ts-node";
 
 /**
  * The TypeScript range Pulumi's runner accepts for ts-node (its peer range `>= 3.8.3 < 7`), as
- * the README's install line names it: TypeScript 7 has no JavaScript API for ts-node to call.
+ * docs/installation-configuration.md's install line names it: TypeScript 7 has no JavaScript API
+ * for ts-node to call.
  */
 export const TS_NODE_TYPESCRIPT = "<7";
 
 /**
  * The files and dependencies of the tenant example as a user's project holds them, the one way
  * or the other: Node.js's type stripping (`typescript: false`, `"type": "module"`, no compiler),
- * or ts-node with the README's TypeScript range.
+ * or ts-node with the TypeScript range of docs/installation-configuration.md.
  */
 export async function tenantProgram(
   way: TypeScriptWay,

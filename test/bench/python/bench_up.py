@@ -13,9 +13,9 @@ Each prints one line of JSON: for ``up``, the engine's summary of changes and wh
 went (Python's start with the imports of Pulumi's SDK and of the provider's, the stack's selection,
 the program's declarations and ``up`` itself, with the CLI runs the Automation API makes after it).
 
-The program is ``async`` and yields after each declaration, as the README's part on speed advises:
-a synchronous program holds Python's event loop until it returns, so no registration reaches the
-engine (and the provider plugin does not start) before the last resource is declared.
+The program is ``async`` and yields after each declaration, as CONTRIBUTING.md's part on speed
+advises: a synchronous program holds Python's event loop until it returns, so no registration
+reaches the engine (and the provider plugin does not start) before the last resource is declared.
 """
 
 import time
