@@ -134,4 +134,20 @@ describe("ownership by path through the CLI", { timeout: budget({ pulumi: 4 }) }
     expect(stack.writes()).toBe(0);
     expect(portal()).toEqual(before);
   });
+
+  it("warns at preview that removing a redirectionPolicy the client did not have leaves it as it is", async () => {
+    const { portal, run, write } = await portalStack({ redirectionPolicy: "allow_always" });
+    expect(portal().redirection_policy).toBeUndefined();
+    expect((await run("up")).ok).toBe(true);
+
+    await write({});
+    const preview = await run("preview");
+    expect(preview.ok).toBe(true);
+    // The dynamic face's warning is a line of the provider's stderr: the engine shows it on the stack.
+    expect(preview.diagnostics).toContain(
+      `warning: ClientSettings "portal": redirectionPolicy of client ${PORTAL} is left as it is: ` +
+        "the client had no redirectionPolicy before this resource set it, and the API cannot be " +
+        "told to have none (it takes no null or empty value there)",
+    );
+  });
 });

@@ -8,7 +8,9 @@ import { describe, expect, it } from "vitest";
 import { TenantApiError } from "../provider/errors.js";
 import type { Props } from "../provider/json.js";
 import {
+  absencesLeft,
   clientUpdate,
+  deletePriors,
   fieldsToRead,
   keyObjectsAtStake,
   planCreate,
@@ -16,6 +18,7 @@ import {
   planDiff,
   planRead,
   planUpdate,
+  putBackAtUpdate,
   putBackRefusal,
   unscopedKeysError,
 } from "../provider/plan/client-settings.js";
@@ -458,6 +461,44 @@ describe("key material refused at preview by the token's scopes (item 5)", () =>
     ]);
     expect(keyObjectsAtStake(declared({ description: "new" }), stack.outs)).toEqual([
       "encryption_key",
+    ]);
+  });
+});
+
+describe("absence the API cannot express (item 3)", () => {
+  const left = (field: string) =>
+    `${field} of client ${ID} is left as it is: the client had no ${field} before this ` +
+    "resource set it, and the API cannot be told to have none (it takes no null or empty value there)";
+
+  it("warns when a removal would leave a redirectionPolicy the client did not have", () => {
+    const stack = new Stack(live());
+    stack.create({ redirectionPolicy: "allow_always", description: "Portal" });
+    const entries = putBackAtUpdate(declared({ description: "Portal" }), stack.outs);
+    expect(absencesLeft(ID, entries)).toEqual([left("redirectionPolicy")]);
+  });
+
+  it("does not warn when the removed field had a value to put back", () => {
+    const stack = new Stack(live({ redirection_policy: "open_redirect_protection" }));
+    stack.create({ redirectionPolicy: "allow_always" });
+    expect(absencesLeft(ID, putBackAtUpdate(declared({}), stack.outs))).toEqual([]);
+  });
+
+  it("does not warn for absences the API can express: an empty logoUri, a metadata key, an add-on", () => {
+    const stack = new Stack(live());
+    stack.create({
+      logoUri: "https://portal.example.com/logo.png",
+      clientMetadata: { owner: "platform" },
+      addons: { wsfed: {} },
+    });
+    expect(absencesLeft(ID, deletePriors(stack.outs))).toEqual([]);
+  });
+
+  it("warns at delete for each such field the client did not have", () => {
+    const stack = new Stack(live());
+    stack.create({ appType: "spa", clientSecret: "a-secret-value", description: "new" });
+    expect(absencesLeft(ID, deletePriors(stack.outs))).toEqual([
+      left("clientSecret"),
+      left("appType"),
     ]);
   });
 });

@@ -237,11 +237,9 @@ export function planUpdate(update: ClientUpdate, live?: WireFields): ClientSetti
 export function keyObjectsAtStake(declared: DeclaredClient, olds?: Props): string[] {
   let fields = declared.fields.map(({ wire }) => wire);
   if (olds !== undefined) {
-    const update = clientUpdate(declared, olds);
-    const removed = new Set(update.removed.map(pathKey));
-    const putBack = update.prior.filter(({ path }) => removed.has(pathKey(path)));
-    const paths = [...update.added, ...putBack.map(({ path }) => path)];
-    fields = [...update.changed, ...paths.map(([wire = ""]) => wire)];
+    const { added, changed } = clientUpdate(declared, olds);
+    const paths = [...added, ...putBackAtUpdate(declared, olds).map(({ path }) => path)];
+    fields = [...changed, ...paths.map(([wire = ""]) => wire)];
   }
   return KEY_OBJECTS.filter((wire) => fields.includes(wire));
 }
@@ -262,6 +260,37 @@ export function unscopedKeysError(
     return undefined;
   }
   return hiddenKeysError(declared, fields);
+}
+
+/**
+ * The warnings of putting back `entries` (the priors of paths that left the program, or every
+ * prior at delete) on client `clientId`: one sentence per path whose prior is "absent" in a field
+ * the API cannot be told has no value (no null, no empty form: `clientSecret`, `appType`,
+ * `redirectionPolicy`), which the put-back therefore leaves as it is live (docs/decisions.md,
+ * "What a resource owns"). Empty when every put-back can be made.
+ */
+export function absencesLeft(clientId: string, entries: readonly PriorEntry[]): string[] {
+  return entries
+    .filter(({ path }) => path.length === 1 && path[0] !== undefined && isPutBack(path[0]))
+    .filter((entry) => !("value" in entry))
+    .map(({ path: [wire = ""] }) => fieldByWireName(wire))
+    .filter(({ strategy }) => strategy.name !== "map" && strategy.absent === undefined)
+    .map(
+      ({ field }) =>
+        `${field} of client ${clientId} is left as it is: the client had no ${field} before ` +
+        "this resource set it, and the API cannot be told to have none (it takes no null or " +
+        "empty value there)",
+    );
+}
+
+/**
+ * The priors an update from the stored outputs `olds` to `declared` puts back: those of the
+ * paths that left the program, known before it runs (what {@link planUpdate} puts back).
+ */
+export function putBackAtUpdate(declared: DeclaredClient, olds: Props): PriorEntry[] {
+  const update = clientUpdate(declared, olds);
+  const removed = new Set(update.removed.map(pathKey));
+  return update.prior.filter(({ path }) => removed.has(pathKey(path)));
 }
 
 /**

@@ -8,7 +8,10 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeLine } from "../progress.js";
+import { sendWarningsTo } from "../providers/warnings.js";
 import { providers } from "../runtime.js";
+import { engineAddress, engineWarnings } from "./engine-log.js";
 import { requireSupportedNode } from "./node-version.js";
 import { packageSchema } from "./package-schema.js";
 import { PluginFace } from "./plugin-face.js";
@@ -31,6 +34,10 @@ function schemaText(version: string): string {
 async function main(): Promise<void> {
   requireSupportedNode(process.versions.node);
   const version = packageVersion();
+  const address = engineAddress(process.argv.slice(2));
+  if (address !== undefined) {
+    sendWarningsTo(engineWarnings(address, (message) => writeLine(`warning: ${message}`)));
+  }
   const { port } = await serve({
     face: new PluginFace(providers),
     version,

@@ -8,6 +8,7 @@ import { declarationOf } from "../generate/adopt.js";
 import { DEFAULT_FIELDS, wireFieldsToRead } from "../generate/fields.js";
 import { isPlainObject, type Props } from "../json.js";
 import {
+  absencesLeft,
   clientUpdate,
   deletePriors,
   fieldsToPutBack,
@@ -18,6 +19,7 @@ import {
   planDiff,
   planRead,
   planUpdate,
+  putBackAtUpdate,
   putBackRefusal,
   unscopedKeysError,
 } from "../plan/client-settings.js";
@@ -33,6 +35,7 @@ import {
   type Target,
   target,
 } from "./run-operation.js";
+import { warnUser } from "./warnings.js";
 
 const KIND = "ClientSettings";
 
@@ -89,7 +92,8 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
    * old client first, so that even two domains of one tenant end with the declared settings);
    * otherwise reports a change when a declared field differs from its last known value, a field
    * left the program, or the connection changed. Makes no API call, except, when key material
-   * is at stake, for the credentials' token ({@link unscopedKeys}).
+   * is at stake, for the credentials' token ({@link unscopedKeys}). Warns of each path a put-back
+   * of this change will leave because the API cannot be told it has no value ({@link warnUser}).
    *
    * @throws {ImmutableFieldError} when `thirdPartySecurityMode` would change on the same client.
    * @throws {TenantValidationError} when key material at stake needs a scope the token lacks.
@@ -109,6 +113,11 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
         news,
       );
       if (refusal !== undefined) throw refusal;
+      // A replace puts the old resource's every path back; an update, those that left the program.
+      const putBack = replaced ? deletePriors(olds) : putBackAtUpdate(declared, olds);
+      const resource = describeResource(KIND, news);
+      const clientId = String(olds.clientId);
+      for (const line of absencesLeft(clientId, putBack)) warnUser(`${resource}: ${line}`);
       return diff;
     });
   }
@@ -189,6 +198,9 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
       // A client deleted meanwhile has no settings left to restore.
       if (live === undefined) return;
       const send = planDelete(props, live);
+      for (const line of absencesLeft(id, deletePriors(props))) {
+        warnUser(`${describeResource(KIND, props, id)}: ${line}`);
+      }
       await naming(deletePriors(props), send, () =>
         clients.patchClient(id, send, { ifExists: true }),
       );
