@@ -38,8 +38,6 @@ export class StaticTokenSource implements TokenSource {
  * a token that is not a JWT (an opaque API token) or has no such claim. The signature is not
  * checked: the scopes only let a preview refuse early what the tenant would refuse anyway, never
  * allow anything (docs/decisions.md, "Key material"). Nothing of the token is kept or shown.
- *
- * @internal
  */
 export function tokenScopes(token: string): readonly string[] | undefined {
   const parts = token.split(".");

@@ -14,8 +14,6 @@ import * as engproto from "@pulumi/pulumi/proto/engine_pb";
  * The engine's address among the plugin's arguments: the engine passes it last, after its flags
  * (`--logtostderr`, `-v=9`, `--tracing <endpoint>`). Undefined when there is none (the plugin run
  * by hand).
- *
- * @internal
  */
 export function engineAddress(args: readonly string[]): string | undefined {
   const last = args.at(-1);
