@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { budget } from "./support/budgets.js";
-import { clientsFile, example, type Stack, startStack } from "./support/e2e.js";
+import { useClientsStacks } from "./support/e2e.js";
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
 
@@ -14,20 +14,14 @@ const SECRETS = {
   tenantClientSecrt: "misspelt-tenant-secret-Qw3rTy5",
 };
 
-let s: Stack | undefined;
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await s?.stop();
-  s = undefined;
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const clientsStack = useClientsStacks();
 
 describe("check failures and secrets under the CLI", { timeout: budget({ pulumi: 1 }) }, () => {
   it("fails the preview of misspelt secret properties without printing or storing any value", async () => {
-    s = await startStack(example("clients-from-data"), {});
-    const stack = s;
+    // No clients until the tenant is up: the entry names its domain.
+    const { stack, run, write } = await clientsStack([]);
     const { tenantClientSecrt, ...topLevel } = SECRETS;
-    const file = await clientsFile([
+    await write([
       {
         name: "portal",
         clientId: PORTAL,
@@ -37,11 +31,8 @@ describe("check failures and secrets under the CLI", { timeout: budget({ pulumi:
         },
       },
     ]);
-    cleanups.push(() => file.remove());
 
-    const preview = await stack.run("preview", {
-      config: { "clients-from-data:file": { value: file.path } },
-    });
+    const preview = await run("preview");
     expect(preview.ok).toBe(false);
     const printed = `${preview.output}\n${preview.error ?? ""}`;
     expect(printed).toContain(

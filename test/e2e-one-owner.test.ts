@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Props } from "../provider/json.js";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { budget } from "./support/budgets.js";
-import { clientsFile, example, type Stack, startStack } from "./support/e2e.js";
+import { useClientsStacks } from "./support/e2e.js";
 import type { PulumiResult } from "./support/pulumi.js";
 
 /**
@@ -13,30 +13,8 @@ import type { PulumiResult } from "./support/pulumi.js";
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
 
-let s: Stack | undefined;
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await s?.stop();
-  s = undefined;
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-
 /** A clients-from-data stack; `run` uses the file of the entries last written. */
-async function stackOf(entries: unknown[]) {
-  let file = await clientsFile(entries);
-  cleanups.push(() => file.remove());
-  s = await startStack(example("clients-from-data"), {});
-  const stack = s;
-  return {
-    stack,
-    run: (command: "preview" | "up" | "destroy") =>
-      stack.run(command, { config: { "clients-from-data:file": { value: file.path } } }),
-    write: async (next: unknown[]) => {
-      file = await clientsFile(next);
-      cleanups.push(() => file.remove());
-    },
-  };
-}
+const stackOf = useClientsStacks();
 
 const entry = (name: string, settings: Props) => ({ name, clientId: PORTAL, settings });
 

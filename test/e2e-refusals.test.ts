@@ -1,40 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { budget } from "./support/budgets.js";
-import { clientsFile, example, type Stack, startStack } from "./support/e2e.js";
-import type { PulumiCommand, PulumiResult } from "./support/pulumi.js";
+import { useClientsStacks } from "./support/e2e.js";
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
 const PARTNER = DEFAULT_SEED_IDS.strictThirdParty;
 
-let s: Stack | undefined;
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await s?.stop();
-  s = undefined;
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-
 /** A stack of the clients-from-data example whose file holds `entries`. */
-async function stackOf(entries: unknown[]): Promise<{
-  stack: Stack;
-  run(command: PulumiCommand): Promise<PulumiResult>;
-  write(e: unknown[]): Promise<void>;
-}> {
-  let file = await clientsFile(entries);
-  cleanups.push(() => file.remove());
-  s = await startStack(example("clients-from-data"), {});
-  const stack = s;
-  return {
-    stack,
-    run: (command) =>
-      stack.run(command, { config: { "clients-from-data:file": { value: file.path } } }),
-    write: async (next) => {
-      file = await clientsFile(next);
-      cleanups.push(() => file.remove());
-    },
-  };
-}
+const stackOf = useClientsStacks();
 
 describe("refusals before anything is sent", { timeout: budget({ pulumi: 2 }) }, () => {
   it("fails the preview of a thirdPartySecurityMode change with the message, sending nothing", async () => {

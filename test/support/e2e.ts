@@ -152,6 +152,48 @@ export function undoAfterEach(): (undo: () => Promise<void>) => void {
   };
 }
 
+/** A stack of the clients-from-data example and the clients file its runs read. */
+interface ClientsStack {
+  readonly stack: Stack;
+  /** Runs the CLI as {@link Stack.run} does, with the clients file last written as the config's. */
+  run(command: PulumiCommand, options?: StackRunOptions): Promise<PulumiResult>;
+  /** Writes `entries` as the clients file of the next runs (each file its own temp folder). */
+  write(entries: unknown[]): Promise<void>;
+}
+
+/**
+ * Stacks of the clients-from-data example for one test file, so that each step of a test only
+ * rewrites a JSON file: returns the function that starts one on a clients file holding `entries`
+ * (with `apiOptions` for its local tenant). The stack and every file written are removed after
+ * each test.
+ */
+export function useClientsStacks(): (
+  entries: unknown[],
+  apiOptions?: TenantApiOptions,
+) => Promise<ClientsStack> {
+  const undo = undoAfterEach();
+  return async (entries, apiOptions = {}) => {
+    let file = "";
+    const write = async (next: unknown[]) => {
+      const written = await clientsFile(next);
+      undo(written.remove);
+      file = written.path;
+    };
+    await write(entries);
+    const stack = await startStack(example("clients-from-data"), {}, apiOptions);
+    undo(stack.stop);
+    return {
+      stack,
+      run: (command, options = {}) =>
+        stack.run(command, {
+          ...options,
+          config: { ...options.config, "clients-from-data:file": { value: file } },
+        }),
+      write,
+    };
+  };
+}
+
 /**
  * The packed plugin for one test file: made before its first test (one install of the packed
  * package and its `plugin` command), removed after its last. Returns the getter the tests use.
