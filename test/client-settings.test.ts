@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TenantApiError, TenantTimeoutError } from "../provider/errors.js";
 import type { Props } from "../provider/json.js";
+import { ADMIN_SCOPES, DEFAULT_SEED } from "../provider/local-tenant/index.js";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import type { TenantState } from "../provider/local-tenant/store.js";
 import { type Harness, startHarness, useHarnessPerTest } from "./support/harness.js";
@@ -8,6 +9,7 @@ import { type Harness, startHarness, useHarnessPerTest } from "./support/harness
 const WEB = DEFAULT_SEED_IDS.regularWeb;
 const SPA = DEFAULT_SEED_IDS.spa;
 const PARTNER = DEFAULT_SEED_IDS.strictThirdParty;
+const ADMIN = DEFAULT_SEED_IDS.admin;
 const PATCH = "PATCH /api/v2/clients/:id";
 
 let h: Harness;
@@ -441,5 +443,54 @@ describe("ClientSettings reads through the client list", () => {
     await h.newCommand();
     const [read] = await readAll([target]);
     expect(read?.props?.description).toBe("changed by hand");
+  });
+});
+
+describe("key material at preview (issue 54, item 5)", () => {
+  /** A harness whose provider credentials lack read:client_keys. */
+  async function withoutKeyScope() {
+    await h.stop();
+    h = await startHarness({
+      seed: {
+        ...DEFAULT_SEED,
+        grants: [
+          ...(DEFAULT_SEED.grants ?? []).filter(({ client_id }) => client_id !== ADMIN),
+          {
+            client_id: ADMIN,
+            scope: ADMIN_SCOPES.filter((scope) => scope !== "read:client_keys"),
+          },
+        ],
+      },
+    });
+  }
+  const refusal =
+    `encryptionKey of client ${WEB} cannot be seen: the tenant answers it only to credentials ` +
+    "with read:client_keys (or read:client_credentials), and without it what the program does " +
+    "not declare there would be lost and nothing could be put back; grant read:client_keys to " +
+    "the provider's credentials. Nothing was sent.";
+
+  it("fails the check of a create declaring key material the token cannot see, calling no API", async () => {
+    await withoutKeyScope();
+    const checked = await h.clients.check({}, web({ encryptionKey: { subject: "CN=y" } }));
+    expect(checked.failures).toEqual([{ property: "", reason: refusal }]);
+    expect(h.apiCalls()).toBe(0);
+  });
+
+  it("fails the diff of an update putting key material back without the scope, naming the resource", async () => {
+    const { outs } = await create({ encryptionKey: { subject: "CN=y" } });
+    await withoutKeyScope();
+    // The same stack config tenant as the new harness's, so that the diff is an update.
+    const olds = { ...outs, ...h.recorded };
+    await expect(h.clients.diff(WEB, olds, web({ description: "new" }))).rejects.toThrow(
+      `ClientSettings "web": ${refusal}`,
+    );
+    expect(h.apiCalls()).toBe(0);
+  });
+
+  it("asks for no token at check or diff when the program declares no key material", async () => {
+    await withoutKeyScope();
+    await h.clients.check({}, web({ description: "new" }));
+    await h.clients.diff(WEB, web({ description: "old" }), web({ description: "new" }));
+    expect(h.api.stats().token).toBe(0);
   });
 });
