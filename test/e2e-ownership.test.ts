@@ -6,7 +6,7 @@
  * each step only rewrites a JSON file.
  */
 
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ADMIN_SCOPES,
   DEFAULT_SEED,
@@ -14,38 +14,21 @@ import {
   type TenantApiOptions,
 } from "../provider/local-tenant/index.js";
 import { budget } from "./support/budgets.js";
-import { clientsFile, example, type Stack, startStack } from "./support/e2e.js";
-import type { PulumiCommand, PulumiResult, RunOptions } from "./support/pulumi.js";
+import { useClientsStacks } from "./support/e2e.js";
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
 
-let s: Stack | undefined;
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await s?.stop();
-  s = undefined;
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const clientsStack = useClientsStacks();
 
 /** A stack of the clients-from-data example managing the portal client with `settings`. */
 async function portalStack(settings: unknown, api: TenantApiOptions = {}) {
   const entries = (next: unknown) => [{ name: "portal", clientId: PORTAL, settings: next }];
-  let file = await clientsFile(entries(settings));
-  cleanups.push(() => file.remove());
-  s = await startStack(example("clients-from-data"), {}, api);
-  const stack = s;
+  const { stack, run, write } = await clientsStack(entries(settings), api);
   return {
     stack,
     portal: () => stack.api.store.getClient(PORTAL) as Record<string, unknown>,
-    run: (command: PulumiCommand, options: RunOptions = {}): Promise<PulumiResult> =>
-      stack.run(command, {
-        ...options,
-        config: { "clients-from-data:file": { value: file.path } },
-      }),
-    write: async (next: unknown) => {
-      file = await clientsFile(entries(next));
-      cleanups.push(() => file.remove());
-    },
+    run,
+    write: (next: unknown) => write(entries(next)),
   };
 }
 
