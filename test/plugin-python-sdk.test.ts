@@ -7,8 +7,10 @@ import { chmod, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { PluginBuildError } from "../provider/errors.js";
 import { writeReleaseTarball } from "../provider/plugin/release/executable.js";
 import { writePythonSdk } from "../provider/plugin/release/python-sdk.js";
+import { type ReleaseSteps, writeRelease } from "../provider/plugin/release/release.js";
 import { PLUGIN_TARGETS } from "../provider/plugin/release/targets.js";
 
 /** An executable shell script at `path` that runs `body`. */
@@ -77,4 +79,42 @@ describe("a release tarball's version", () => {
       }
     },
   );
+});
+
+describe("a release that fails part-way", () => {
+  /** A release of two platforms and the Python SDK into a new folder, with stand-in steps. */
+  async function release(failAt: "second tarball" | "python") {
+    const out = await mkdtemp(join(tmpdir(), "release-cleanup-test-"));
+    const targets = PLUGIN_TARGETS.slice(0, 2);
+    const steps: ReleaseSteps = {
+      tarball: async (target) => {
+        if (failAt === "second tarball" && target === targets[1]) {
+          throw new PluginBuildError(`no Node.js base for ${target.platform}`);
+        }
+        const path = join(out, `pulumi-resource-tenant-v0.1.0-${target.platform}.tar.gz`);
+        await writeFile(path, "tarball");
+        return { path, bytes: 7, executableBytes: 7 };
+      },
+      pythonSdk: async () => {
+        throw new PluginBuildError("the Python environment is missing");
+      },
+    };
+    const plan = { targets, python: true, bundle: out, schemaPath: "", version: "0.1.0", out };
+    const error = await writeRelease(plan, steps).catch((e: unknown) => e);
+    const left = await readdir(out);
+    await rm(out, { recursive: true, force: true });
+    return { error, left };
+  }
+
+  it("removes the tarball it wrote when the next platform's fails", async () => {
+    const { error, left } = await release("second tarball");
+    expect(error).toBeInstanceOf(PluginBuildError);
+    expect(left).toEqual([]);
+  });
+
+  it("removes every tarball it wrote when the Python SDK fails after them", async () => {
+    const { error, left } = await release("python");
+    expect((error as Error).message).toBe("the Python environment is missing");
+    expect(left).toEqual([]);
+  });
 });

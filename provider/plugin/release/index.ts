@@ -3,7 +3,8 @@
  * release assets, one self-contained executable per platform, each in the tarball Pulumi downloads
  * (`pulumi-resource-tenant-v<version>-<os>-<arch>.tar.gz`), from the bundle and schema `npm run
  * build` just wrote (docs/plugin.md, "The self-contained executables"), and beside them the
- * Python SDK's wheel and source distribution (docs/plugin.md, "Python"). A repository script, not
+ * Python SDK's wheel and source distribution (docs/plugin.md, "Python"); a release that fails
+ * part-way removes what it wrote (`release.ts`). A repository script, not
  * part of the npm package: it needs the Node.js binaries, the SDK generator and the Python
  * environment `npm ci` made. Exits 2 for a wrong command line, 1 when the build cannot go on.
  *
@@ -15,6 +16,7 @@ import { join } from "node:path";
 import { CommandUsageError, exitStatusOf, PluginBuildError, TenantError } from "../../errors.js";
 import { writeReleaseTarball } from "./executable.js";
 import { writePythonSdk } from "./python-sdk.js";
+import { writeRelease } from "./release.js";
 import { PLUGIN_TARGETS, type PluginPlatform, type PluginTarget } from "./targets.js";
 
 const USAGE = "usage: npm run plugin-release -- --out DIR [--platform PLATFORM]... [--no-python]";
@@ -58,23 +60,18 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(
       `pluginDownloadURL: ${schema.pluginDownloadURL ?? "(none: set PULUMI_TENANT_PLUGIN_DOWNLOAD_URL at npm run build)"}\n`,
     );
-    for (const target of targets) {
-      const started = Date.now();
-      const tarball = await writeReleaseTarball(target, bundle, out, schema.version);
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      process.stdout.write(
-        `${tarball.path} (${tarball.bytes} bytes; executable ${tarball.executableBytes} bytes; ${seconds} s)\n`,
-      );
-    }
-    if (python) {
-      const started = Date.now();
-      const sdk = await writePythonSdk(join(bundle, "schema.json"), out);
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      for (const file of [sdk.wheel, sdk.sdist]) {
-        process.stdout.write(`${file.path} (${file.bytes} bytes)\n`);
-      }
-      process.stdout.write(`the Python SDK took ${seconds} s\n`);
-    }
+    await writeRelease(
+      {
+        targets,
+        python,
+        bundle,
+        schemaPath: join(bundle, "schema.json"),
+        version: schema.version,
+        out,
+      },
+      { tarball: writeReleaseTarball, pythonSdk: writePythonSdk },
+      (file) => process.stdout.write(`${file.line}\n`),
+    );
     return 0;
   } catch (error) {
     if (!(error instanceof TenantError)) throw error;
