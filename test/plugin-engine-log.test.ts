@@ -56,8 +56,11 @@ describe("engineAddress", () => {
 
 describe("engineWarnings", () => {
   it("logs a warning at the engine with the warning severity", async () => {
-    const { promise: logged, resolve } = Promise.withResolvers<engproto.LogRequest>();
-    const address = await fakeEngine(resolve);
+    let received: (request: engproto.LogRequest) => void = () => undefined;
+    const logged = new Promise<engproto.LogRequest>((resolve) => {
+      received = resolve;
+    });
+    const address = await fakeEngine((request) => received(request));
     engineWarnings(address, () => undefined)("a sentence.");
     const request = await logged;
     expect(request.getSeverity()).toBe(engproto.LogSeverity.WARNING);
