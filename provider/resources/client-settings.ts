@@ -48,7 +48,9 @@ export type ClientSettingsOutputs = {
  * object whole. `clientMetadata` is merged key by key by the platform, so only the declared keys
  * are sent (null removes a key that did not exist before). `encryptionKey` and
  * `clientAuthenticationMethods` need credentials with `read:client_keys`: without it they are
- * refused before anything is sent.
+ * refused before anything is sent, at preview already when the credentials' token shows its scopes.
+ * `clientSecret`, `appType` and `redirectionPolicy` cannot be put back to "none": when the client
+ * had none, a removal or delete leaves them, and the run warns naming the path.
  *
  * `thirdPartySecurityMode` is fixed when a client is created: a change fails the preview (diff),
  * and a declared value that differs from the live one fails create, before anything is sent.
