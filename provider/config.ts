@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { PacingBudget } from "./api/pacing.js";
+import type { BudgetNames } from "./api/pacing-report.js";
 import { budgetProblems, resolveBudget } from "./connection/budget.js";
 import {
   type Connection,
@@ -46,6 +47,11 @@ interface Timeouts {
 export interface TenantSettings extends Connection, Timeouts {
   /** What the run may take of the tenant's rate limit (docs/decisions.md, "Sharing the rate limit"). */
   readonly budget: PacingBudget;
+  /**
+   * How the limiter's reports name the budget's settings ({@link budgetNamesOf}): absent for the
+   * stack config's keys (`tenant:rateLimitReserve`), the limiter's default.
+   */
+  readonly budgetNames?: BudgetNames;
 }
 
 /**
@@ -141,6 +147,44 @@ export function resolveSettings(
     ...resolveConnection(values, STACK_CONFIG_NAMING),
     ...resolveTimeouts(config, env),
     budget: resolveBudget(values, STACK_CONFIG_NAMING),
+    ...budgetNamesOf(stackSpelling(config, env)),
+  };
+}
+
+/** The budget's settings. */
+type BudgetSetting = keyof BudgetNames;
+
+/**
+ * The names of the budget's settings for the limiter's reports, each as `spell` gives it; none
+ * when every one is its stack config key, the limiter's default (so that settings of a program
+ * that sets nothing stay as they were).
+ */
+function budgetNamesOf(spell: (setting: BudgetSetting) => string): {
+  budgetNames?: BudgetNames;
+} {
+  const budgetNames: BudgetNames = {
+    rateLimitReserve: spell("rateLimitReserve"),
+    maxRequestsPerSecond: spell("maxRequestsPerSecond"),
+  };
+  const keys = Object.entries(budgetNames).every(
+    ([setting, name]) => CONFIG_KEYS[setting as BudgetSetting].key === name,
+  );
+  return keys ? {} : { budgetNames };
+}
+
+/** Whether `value` gives a setting: blank values do not. */
+function given(value: string | undefined): boolean {
+  return value !== undefined && value.trim() !== "";
+}
+
+/**
+ * How a Pulumi program's user gave a budget setting: the stack config key, or its environment
+ * variable when only the environment gives it (the key when neither does: that is where to set it).
+ */
+function stackSpelling(config: ConfigSource | undefined, env: NodeJS.ProcessEnv) {
+  return (setting: BudgetSetting): string => {
+    const { key, env: envName } = CONFIG_KEYS[setting];
+    return !given(config?.get(key)) && given(env[envName]) ? envName : key;
   };
 }
 
@@ -186,10 +230,20 @@ export function resolveCommandSettings(
 ): TenantSettings {
   const values = stackValues(flags, env);
   const naming = commandNaming(flags);
+  // The flag, or the variable when only the environment gives the setting (the flag when neither
+  // does: that is what a user of the command would type).
+  const spelling = (setting: BudgetSetting): string => {
+    const { key, env: envName, flag } = CONFIG_KEYS[setting];
+    return !given(flags.get(key)) && given(env[envName]) ? envName : flag;
+  };
   return {
     ...resolveConnection(values, naming),
     ...resolveTimeouts(undefined, env, "env"),
     budget: resolveBudget(values, naming),
+    budgetNames: {
+      rateLimitReserve: spelling("rateLimitReserve"),
+      maxRequestsPerSecond: spelling("maxRequestsPerSecond"),
+    },
   };
 }
 
@@ -401,6 +455,7 @@ export function settingsFor(tenant: unknown): TenantSettings {
   if (values === undefined) return currentSettings();
   cachedTimeouts ??= resolveTimeouts(configSource);
   cachedStackValues ??= stackValues(configSource, process.env);
+  const stackSpelled = stackSpelling(configSource, process.env);
   return {
     ...resolveConnection(values, TENANT_INPUT_NAMING),
     ...cachedTimeouts,
@@ -408,6 +463,10 @@ export function settingsFor(tenant: unknown): TenantSettings {
       values: cachedStackValues,
       naming: STACK_CONFIG_NAMING,
     }),
+    // The `tenant` input's member where it gives the setting, else the stack config's spelling.
+    ...budgetNamesOf((setting) =>
+      values[setting] === undefined ? stackSpelled(setting) : TENANT_INPUT_NAMING.names[setting],
+    ),
   };
 }
 

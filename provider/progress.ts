@@ -13,6 +13,8 @@
  * @module
  */
 
+import { OTHERS_SHOWN_SHARE } from "./api/pacing.js";
+import { rateText as rate } from "./api/pacing-report.js";
 import type { RateLimiterState } from "./api/rate-limiter.js";
 
 /** The pace a read goes at, and what holds it there. */
@@ -23,13 +25,8 @@ interface Pace {
   readonly bound: string;
 }
 
-/** `2`, `2.5`, `0.33`: a rate as people read it. */
-function rate(value: number): string {
-  return value >= 10 ? String(Math.round(value)) : String(Math.round(value * 100) / 100);
-}
-
-/** Other callers count when they take at least this share of the tenant's rate: below it, the limiter's estimate is noise. */
-const OTHERS_MATTER = 0.2;
+/** Other callers count as the limiter's reports count them ({@link OTHERS_SHOWN_SHARE}). */
+const OTHERS_MATTER = OTHERS_SHOWN_SHARE;
 
 /**
  * The pace the limiter's learned state allows this run, and what bounds it: this run's ceiling

@@ -444,6 +444,48 @@ describe("progress on a long read", () => {
     }
   });
 
+  it("names the tenant's rate as what held the pages at 2 requests/s, not the reserve nor a 429, with --rate-limit-reserve 0 and with the default reserve", async () => {
+    const [none, kept] = await Promise.all([slowTenant(), slowTenant()]);
+    try {
+      const runs = await Promise.all([
+        cli(
+          ["generate", "--rate-limit-reserve", "0", "--out", join(dir, "no-reserve")],
+          credentials(none.domain, none),
+          60_000,
+        ),
+        cli(
+          ["generate", "--out", join(dir, "default-reserve")],
+          credentials(kept.domain, kept),
+          60_000,
+        ),
+      ]);
+      // What the reserve adds, said only where there is one: a token of a bucket of 2, at 2 a second.
+      const reserveAdds = [
+        "",
+        "; the reserve of 1 token left to its other callers (--rate-limit-reserve 0.25 of the bucket) adds about 0.5 s",
+      ];
+      runs.forEach((run, i) => {
+        expect(run.code, run.stderr).toBe(0);
+        const told = run.stderr.split("\n").filter((line) => line.startsWith("pulumi-tenant: "));
+        expect(told.length, run.stderr).toBeGreaterThan(0);
+        // 21 pages: the first alone, then the other 20 queued at once; at 2 a second, about 10 s.
+        for (const line of told) {
+          const [, before, after] =
+            /^(pulumi-tenant: \d+ requests? to http:\/\/127\.0\.0\.1:\d+ waited up to \d+\.\d s for their turn: the tenant allows 2 requests\/s, and (?:20|21) requests of this run waiting at once take about (?:10|11) s at that rate)(.*)$/.exec(
+              line,
+            ) ?? [];
+          expect(before, line).toBeDefined();
+          expect(after).toMatch(/; the tenant had [01] of its 2 tokens left$/);
+          expect(after?.replace(/; the tenant had [01] of its 2 tokens left$/, "")).toBe(
+            reserveAdds[i],
+          );
+        }
+      });
+    } finally {
+      await Promise.all([none.stop(), kept.stop()]);
+    }
+  });
+
   it("says in one line what was left undone when stopped with SIGINT", async () => {
     let pages = 0;
     let child: ChildProcess | undefined;

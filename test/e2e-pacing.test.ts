@@ -292,7 +292,7 @@ describe("a ceiling on the run's own rate", () => {
       // One request a second, less the jitter between a request's start and its arrival.
       expect(Math.min(...log.gapsMs())).toBeGreaterThan(900);
       expect(result.output).toMatch(
-        /pulumi-tenant: \d+ requests? to http:\/\/127\.0\.0\.1:\d+ waited up to \d+\.\d s under this run's ceiling of 1 requests\/s \(maxRequestsPerSecond\); the tenant had \d+ of its 20 tokens left/,
+        /pulumi-tenant: \d+ requests? to http:\/\/127\.0\.0\.1:\d+ waited up to \d+\.\d s under this run's ceiling of 1 requests\/s \(TENANT_MAX_REQUESTS_PER_SECOND\); the tenant had \d+ of its 20 tokens left/,
       );
     },
     budget({ pulumi: 1 }, { pulumiOperation: RUN_MS }),

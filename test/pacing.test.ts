@@ -17,7 +17,11 @@ import {
   TAKE_EVERYTHING,
   turnsAt,
 } from "../provider/api/pacing.js";
-import { describeHolds, describePacingReport } from "../provider/api/pacing-report.js";
+import {
+  describeHolds,
+  describePacingReport,
+  type PacingReport,
+} from "../provider/api/pacing-report.js";
 import type { RateLimitHeaders } from "../provider/api/rate-limit-headers.js";
 
 /**
@@ -39,9 +43,26 @@ function view(
     othersInFlight: 0,
     window: 4,
     lastStartAt: undefined,
+    othersRate: undefined,
+    rejected: false,
     ...overrides,
   };
 }
+
+/** The budget's settings as a Pulumi program's stack config names them. */
+const STACK_NAMES = {
+  rateLimitReserve: "tenant:rateLimitReserve",
+  maxRequestsPerSecond: "tenant:maxRequestsPerSecond",
+};
+
+/** The budget's settings as a command's flags name them. */
+const FLAG_NAMES = {
+  rateLimitReserve: "--rate-limit-reserve",
+  maxRequestsPerSecond: "--max-requests-per-second",
+};
+
+/** A report's line, in a Pulumi program's words. */
+const said = (report: PacingReport) => describePacingReport(report, STACK_NAMES);
 
 describe("reserveTokens", () => {
   it("is the reserve share of the bucket, rounded up", () => {
@@ -101,12 +122,38 @@ describe("decideStart", () => {
     expect(decideStart(small, DEFAULT_PACING_BUDGET, 0)).toEqual({ go: true });
   });
 
-  it("says the bucket holds a request when the tenant has no token at all", () => {
+  it("says the tenant's rate holds a request when this run took every token and nobody else was seen", () => {
     expect(decideStart(view({ tokens: 0 }, TAKE_EVERYTHING), TAKE_EVERYTHING, 0)).toEqual({
       go: false,
       waitMs: 100,
-      heldBy: "bucket",
+      heldBy: "rate",
     });
+  });
+
+  it("says the tenant's rate, not the reserve, holds a request when this run's own request took the bucket down to the reserve a moment ago", () => {
+    expect(decideStart(view({ tokens: 5.5, lastStartAt: 0 }), DEFAULT_PACING_BUDGET, 0)).toEqual({
+      go: false,
+      waitMs: 50,
+      heldBy: "rate",
+    });
+  });
+
+  it("says the other callers hold a request when the answers showed their use and the tenant has no token", () => {
+    expect(
+      decideStart(view({ tokens: 0, othersRate: 4 }, TAKE_EVERYTHING), TAKE_EVERYTHING, 0),
+    ).toEqual({ go: false, waitMs: 100, heldBy: "others" });
+  });
+
+  it("says the reserve holds a request the bucket has a token for while the other callers take their share, however recent this run's last request", () => {
+    expect(
+      decideStart(view({ tokens: 5.5, othersRate: 4, lastStartAt: 0 }), DEFAULT_PACING_BUDGET, 0),
+    ).toEqual({ go: false, waitMs: 50, heldBy: "reserve" });
+  });
+
+  it("says a 429 holds a request while the bucket refills from the refusal", () => {
+    expect(
+      decideStart(view({ tokens: -1, rejected: true }, TAKE_EVERYTHING), TAKE_EVERYTHING, 0),
+    ).toEqual({ go: false, waitMs: 200, heldBy: "rejected" });
   });
 
   it("spaces this run's requests by the ceiling", () => {
@@ -292,42 +339,133 @@ describe("describeHolds", () => {
     limit: 20,
     reserve: 5,
     window: 6,
+    rate: 10,
+    others: undefined,
+    mostWaiting: 80,
   };
 
   it("says how long the reserve held requests and what the tenant had left", () => {
-    expect(describeHolds({ ...holds, heldBy: "reserve", budget: DEFAULT_PACING_BUDGET })).toBe(
+    expect(
+      describeHolds({ ...holds, heldBy: "reserve", budget: DEFAULT_PACING_BUDGET }, STACK_NAMES),
+    ).toBe(
       "pulumi-tenant: 12 requests to https://acme.example waited up to 7.2 s to leave the " +
-        "tenant's other callers a reserve of 5 tokens (rateLimitReserve 0.25 of the bucket); " +
+        "tenant's other callers a reserve of 5 tokens (tenant:rateLimitReserve 0.25 of the bucket); " +
         "the tenant had 4 of its 20 tokens left",
     );
   });
 
-  it("names the ceiling when the ceiling held them", () => {
+  it("says what the other callers take when the reserve held requests beside them", () => {
     expect(
-      describeHolds({
-        ...holds,
-        heldBy: "ceiling",
-        budget: { reserveShare: 0.25, maxRequestsPerSecond: 2 },
-      }),
+      describeHolds(
+        { ...holds, heldBy: "reserve", others: 7.5, budget: DEFAULT_PACING_BUDGET },
+        FLAG_NAMES,
+      ),
+    ).toBe(
+      "pulumi-tenant: 12 requests to https://acme.example waited up to 7.2 s to leave the " +
+        "tenant's other callers a reserve of 5 tokens (--rate-limit-reserve 0.25 of the bucket): " +
+        "the tenant allows 10 requests/s, of which they take 7.5; the tenant had 4 of its 20 tokens left",
+    );
+  });
+
+  it("names the ceiling when the ceiling held them, as a Pulumi program's stack config spells it", () => {
+    expect(
+      describeHolds(
+        { ...holds, heldBy: "ceiling", budget: { reserveShare: 0.25, maxRequestsPerSecond: 2 } },
+        STACK_NAMES,
+      ),
     ).toBe(
       "pulumi-tenant: 12 requests to https://acme.example waited up to 7.2 s under this run's " +
-        "ceiling of 2 requests/s (maxRequestsPerSecond); the tenant had 4 of its 20 tokens left",
+        "ceiling of 2 requests/s (tenant:maxRequestsPerSecond); the tenant had 4 of its 20 tokens left",
+    );
+  });
+
+  it("names the ceiling as the command's flag in a command", () => {
+    expect(
+      describeHolds(
+        { ...holds, heldBy: "ceiling", budget: { reserveShare: 0.25, maxRequestsPerSecond: 2 } },
+        FLAG_NAMES,
+      ),
+    ).toBe(
+      "pulumi-tenant: 12 requests to https://acme.example waited up to 7.2 s under this run's " +
+        "ceiling of 2 requests/s (--max-requests-per-second); the tenant had 4 of its 20 tokens left",
     );
   });
 
   it("names the window of unanswered requests when answers were slow to come, not the reserve", () => {
-    expect(describeHolds({ ...holds, heldBy: "window", budget: DEFAULT_PACING_BUDGET })).toBe(
+    expect(
+      describeHolds({ ...holds, heldBy: "window", budget: DEFAULT_PACING_BUDGET }, STACK_NAMES),
+    ).toBe(
       "pulumi-tenant: 12 requests to https://acme.example waited up to 7.2 s for the answers to " +
         "the 6 requests already out (the tenant is slow to answer; the run sends more as answers " +
         "come back); the tenant had 4 of its 20 tokens left",
     );
   });
 
-  it("names the tenant's empty bucket when a 429 emptied it", () => {
-    expect(describeHolds({ ...holds, heldBy: "bucket", budget: DEFAULT_PACING_BUDGET })).toBe(
+  it("names the tenant's rate, and what it makes of the run's queue, when the run's own requests held them", () => {
+    expect(
+      describeHolds(
+        {
+          ...holds,
+          heldBy: "rate",
+          rate: 2,
+          limit: 2,
+          reserve: 0,
+          remaining: 0,
+          mostWaiting: 21,
+          budget: TAKE_EVERYTHING,
+        },
+        FLAG_NAMES,
+      ),
+    ).toBe(
+      "pulumi-tenant: 12 requests to https://acme.example waited up to 7.2 s for their turn: the " +
+        "tenant allows 2 requests/s, and 21 requests of this run waiting at once take about 11 s at " +
+        "that rate; the tenant had 0 of its 2 tokens left",
+    );
+  });
+
+  it("says what the reserve adds to a wait the tenant's rate holds, naming the command's flag", () => {
+    expect(
+      describeHolds(
+        {
+          ...holds,
+          heldBy: "rate",
+          rate: 2,
+          limit: 2,
+          reserve: 1,
+          remaining: 1,
+          mostWaiting: 21,
+          budget: DEFAULT_PACING_BUDGET,
+        },
+        FLAG_NAMES,
+      ),
+    ).toBe(
+      "pulumi-tenant: 12 requests to https://acme.example waited up to 7.2 s for their turn: the " +
+        "tenant allows 2 requests/s, and 21 requests of this run waiting at once take about 11 s at " +
+        "that rate; the reserve of 1 token left to its other callers (--rate-limit-reserve 0.25 of " +
+        "the bucket) adds about 0.5 s; the tenant had 1 of its 2 tokens left",
+    );
+  });
+
+  it("names the other callers, with what they take, when they took the tokens", () => {
+    expect(
+      describeHolds(
+        { ...holds, heldBy: "others", others: 4.25, budget: TAKE_EVERYTHING },
+        STACK_NAMES,
+      ),
+    ).toBe(
       "pulumi-tenant: 12 requests to https://acme.example waited up to 7.2 s for the tenant's " +
-        "rate limit to refill (its bucket was empty: a 429, or other callers took every token); " +
-        "the tenant had 4 of its 20 tokens left",
+        "rate limit to refill: the tenant allows 10 requests/s, of which its other callers take " +
+        "4.25; the tenant had 4 of its 20 tokens left",
+    );
+  });
+
+  it("names the 429 when the tenant refused a request and the bucket refilled from empty", () => {
+    expect(
+      describeHolds({ ...holds, heldBy: "rejected", budget: DEFAULT_PACING_BUDGET }, STACK_NAMES),
+    ).toBe(
+      "pulumi-tenant: 12 requests to https://acme.example waited up to 7.2 s for the tenant's " +
+        "rate limit to refill after it answered 429 (too many requests): the tenant allows 10 " +
+        "requests/s; the tenant had 4 of its 20 tokens left",
     );
   });
 });
@@ -378,7 +516,7 @@ describe("paceStep", () => {
       status: 200,
       ticket: { sentAt: 0, seq: 1 },
     });
-    expect(actions.report.map(describePacingReport)).toEqual([
+    expect(actions.report.map(said)).toEqual([
       "pulumi-tenant: 1 request to https://acme.example waited up to 6.0 s for the answers to the " +
         "2 requests already out (the tenant is slow to answer; the run sends more as answers come " +
         "back); the tenant had 15 of its 20 tokens left",
@@ -400,7 +538,7 @@ describe("paceStep", () => {
     expect(answered.actions.send).toHaveLength(2);
     expect(answered.actions.report).toHaveLength(1);
     const end = paceStep(answered.state, { kind: "end", at: 7000 });
-    expect(end.actions.report.map(describePacingReport)).toEqual([
+    expect(end.actions.report.map(said)).toEqual([
       "pulumi-tenant: 1 request to https://acme.example waited up to 6.0 s for the answers to the " +
         "2 requests already out (the tenant is slow to answer; the run sends more as answers come " +
         "back); the tenant had 15 of its 20 tokens left",
@@ -443,8 +581,8 @@ describe("paceStep", () => {
     const fast = paceStep(web.state, budget(0, 'ClientSettings "fast"', 1));
     const again = paceStep(fast.state, budget(0, 'ClientSettings "faster"', 2));
     expect(web.actions.report).toEqual([]);
-    expect(fast.actions.report.map(describePacingReport)).toEqual([
-      'pulumi-tenant: ClientSettings "fast" asks https://acme.example for rateLimitReserve 0, but others of this run keep 0.25; the more polite budget holds for all of them',
+    expect(fast.actions.report.map(said)).toEqual([
+      'pulumi-tenant: ClientSettings "fast" asks https://acme.example for tenant:rateLimitReserve 0, but others of this run keep 0.25; the more polite budget holds for all of them',
     ]);
     expect(again.actions.report).toEqual([]);
     expect(again.state.budget.reserveShare).toBe(0.25);

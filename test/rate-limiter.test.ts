@@ -558,7 +558,7 @@ describe("TenantRateLimiter with a reserve", () => {
     expect(result.backgroundRejected).toBeGreaterThan(0);
   });
 
-  it("reports a long wait on the reserve once, with what the tenant had left", async () => {
+  it("reports a long wait once, naming the tenant's rate and what the reserve adds to it, with what the tenant had left", async () => {
     const lines: string[] = [];
     const limiter = new TenantRateLimiter({
       origin: "https://acme.example",
@@ -576,7 +576,7 @@ describe("TenantRateLimiter with a reserve", () => {
     await vi.advanceTimersByTimeAsync(60_000);
     await Promise.all(released);
     expect(lines[0]).toMatch(
-      /^pulumi-tenant: 1 request to https:\/\/acme\.example waited up to \d+\.\d s to leave the tenant's other callers a reserve of 5 tokens \(rateLimitReserve 0\.25 of the bucket\); the tenant had 5 of its 20 tokens left$/,
+      /^pulumi-tenant: 1 request to https:\/\/acme\.example waited up to \d+\.\d s for their turn: the tenant allows 2 requests\/s, and 12 requests of this run waiting at once take about 6 s at that rate; the reserve of 5 tokens left to its other callers \(tenant:rateLimitReserve 0\.25 of the bucket\) adds about 2\.5 s; the tenant had 5 of its 20 tokens left$/,
     );
     expect(lines.length).toBeLessThanOrEqual(2);
   });

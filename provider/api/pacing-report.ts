@@ -2,16 +2,33 @@
  * The wording of what the limiter tells the run, in one place: the pure step of `pacing.ts` decides
  * when to tell and what (requests held long, and by what; a budget that gave way to a more polite
  * one: docs/decisions.md, "Sharing the rate limit") and returns it as data; the limiter says it to
- * the user in these words, naming the settings as the `tenant` input spells them.
+ * the user in these words, naming the settings as the user gave them ({@link BudgetNames}).
  *
  * @module
  */
 
 import type { HeldBy, PacingActions, PacingBudget } from "./pacing.js";
 
-/** The budget's settings, as the `tenant` input names them. */
-const RESERVE = "rateLimitReserve";
-const CEILING = "maxRequestsPerSecond";
+/**
+ * How the run's user spells the budget's settings, for the reports: a command's flag or
+ * environment variable (`--rate-limit-reserve`, `TENANT_RATE_LIMIT_RESERVE`), a Pulumi program's
+ * stack config key (`tenant:rateLimitReserve`) or `tenant` input member (`tenant.rateLimitReserve`),
+ * all from the one table of settings (`CONFIG_KEYS`, config.ts).
+ */
+export interface BudgetNames {
+  readonly rateLimitReserve: string;
+  readonly maxRequestsPerSecond: string;
+}
+
+/** `2`, `2.5`, `0.33`: a rate as people read it. */
+export function rateText(value: number): string {
+  return value >= 10 ? String(Math.round(value)) : String(Math.round(value * 100) / 100);
+}
+
+/** `1 token`, `5 tokens`. */
+function tokens(count: number): string {
+  return count === 1 ? "1 token" : `${count} tokens`;
+}
 
 /**
  * Long waits since the last report, as {@link describeHolds} words them.
@@ -35,18 +52,23 @@ export interface Holds {
   readonly reserve: number;
   /** The window of requests out unanswered, as it stands. */
   readonly window: number;
+  /** The tenant's rate as learned, in requests per second. */
+  readonly rate: number;
+  /** What its other callers were seen to take, per second; undefined when the answers showed no use. */
+  readonly others: number | undefined;
+  /** The most requests of this run that waited at once in the stretch of these waits. */
+  readonly mostWaiting: number;
 }
 
 /**
- * The info line about long waits: how long, the real cause (the reserve, this run's ceiling, the
- * window of requests waiting for their answers, the tenant's bucket empty after a 429), what the
- * tenant had left, and the setting to tune where there is one. Names the settings as the `tenant`
- * input spells them; docs/guides/sharing-the-rate-limit.md gives every other
- * spelling.
+ * The info line about long waits: how long, what held them as the pacing step saw it ({@link
+ * HeldBy}: the tenant's rate, its other callers, a 429, the reserve, this run's ceiling, the
+ * window of requests waiting for their answers), what the tenant had left, and the setting to
+ * tune where there is one, named as `names` says.
  *
  * @internal
  */
-export function describeHolds(holds: Holds): string {
+export function describeHolds(holds: Holds, names: BudgetNames): string {
   const waited = `${holds.requests === 1 ? "1 request" : `${holds.requests} requests`} to ${holds.origin} waited up to ${(holds.longestMs / 1000).toFixed(1)} s`;
   const known = holds.limit !== undefined && Number.isFinite(holds.limit);
   const left =
@@ -55,20 +77,36 @@ export function describeHolds(holds: Holds): string {
       : known
         ? `; the tenant had ${holds.remaining} of its ${holds.limit} tokens left`
         : `; the tenant had ${holds.remaining} tokens left`;
+  const rate = `the tenant allows ${rateText(holds.rate)} requests/s`;
   switch (holds.heldBy) {
+    case "rate": {
+      // What the rate alone makes of the queue: its longest, at the tenant's rate.
+      const queue = Math.max(holds.mostWaiting, holds.requests);
+      const seconds = Math.max(1, Math.round(queue / holds.rate));
+      // A reserve costs its tokens' refill once, not a share of the rate: said as what it adds.
+      const reserve =
+        holds.reserve === 0
+          ? ""
+          : `; the reserve of ${tokens(holds.reserve)} left to its other callers (${names.rateLimitReserve} ${holds.budget.reserveShare} of the bucket) adds about ${(holds.reserve / holds.rate).toFixed(1)} s`;
+      return `pulumi-tenant: ${waited} for their turn: ${rate}, and ${queue} requests of this run waiting at once take about ${seconds} s at that rate${reserve}${left}`;
+    }
+    case "others":
+      return `pulumi-tenant: ${waited} for the tenant's rate limit to refill: ${rate}, of which its other callers take ${rateText(holds.others ?? 0)}${left}`;
+    case "rejected":
+      return `pulumi-tenant: ${waited} for the tenant's rate limit to refill after it answered 429 (too many requests): ${rate}${left}`;
     case "ceiling":
-      return `pulumi-tenant: ${waited} under this run's ceiling of ${holds.budget.maxRequestsPerSecond} requests/s (${CEILING})${left}`;
+      return `pulumi-tenant: ${waited} under this run's ceiling of ${holds.budget.maxRequestsPerSecond} requests/s (${names.maxRequestsPerSecond})${left}`;
     case "window":
       return (
         `pulumi-tenant: ${waited} for the answers to the ${holds.window === 1 ? "request" : `${holds.window} requests`} ` +
         `already out (the tenant is slow to answer; the run sends more as answers come back)${left}`
       );
-    case "bucket":
-      return `pulumi-tenant: ${waited} for the tenant's rate limit to refill (its bucket was empty: a 429, or other callers took every token)${left}`;
     case "reserve": {
+      const taken =
+        holds.others === undefined ? "" : `: ${rate}, of which they take ${rateText(holds.others)}`;
       return (
-        `pulumi-tenant: ${waited} to leave the tenant's other callers a reserve of ${holds.reserve} tokens ` +
-        `(${RESERVE} ${holds.budget.reserveShare} of the bucket)${left}`
+        `pulumi-tenant: ${waited} to leave the tenant's other callers a reserve of ${tokens(holds.reserve)} ` +
+        `(${names.rateLimitReserve} ${holds.budget.reserveShare} of the bucket)${taken}${left}`
       );
     }
   }
@@ -90,18 +128,22 @@ interface GivenWay {
  * from the budget that holds (a smaller reserve; a higher ceiling, or none), as asked and as held.
  * Written in the words of the reports of long waits ({@link describeHolds}).
  */
-function describeGivenWay(givenWay: GivenWay): string {
+function describeGivenWay(givenWay: GivenWay, names: BudgetNames): string {
   const { asked, holds } = givenWay;
   const parts: { asked: string; holds: string }[] = [];
   if (asked.reserveShare !== holds.reserveShare) {
-    parts.push({ asked: `${RESERVE} ${asked.reserveShare}`, holds: `${holds.reserveShare}` });
+    parts.push({
+      asked: `${names.rateLimitReserve} ${asked.reserveShare}`,
+      holds: `${holds.reserveShare}`,
+    });
   }
   if (asked.maxRequestsPerSecond !== holds.maxRequestsPerSecond) {
+    const ceiling = names.maxRequestsPerSecond;
     parts.push({
       asked:
         asked.maxRequestsPerSecond === undefined
-          ? `no ${CEILING}`
-          : `${CEILING} ${asked.maxRequestsPerSecond}`,
+          ? `no ${ceiling}`
+          : `${ceiling} ${asked.maxRequestsPerSecond}`,
       holds: `${holds.maxRequestsPerSecond}`,
     });
   }
@@ -120,7 +162,9 @@ export type PacingReport =
   | { readonly kind: "holds"; readonly holds: Holds }
   | { readonly kind: "givenWay"; readonly givenWay: GivenWay };
 
-/** The info line for one report of the pacing step. */
-export function describePacingReport(report: PacingReport): string {
-  return report.kind === "holds" ? describeHolds(report.holds) : describeGivenWay(report.givenWay);
+/** The info line for one report of the pacing step, naming the settings as `names` says. */
+export function describePacingReport(report: PacingReport, names: BudgetNames): string {
+  return report.kind === "holds"
+    ? describeHolds(report.holds, names)
+    : describeGivenWay(report.givenWay, names);
 }

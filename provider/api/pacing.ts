@@ -106,6 +106,18 @@ interface WaitTally {
   readonly heldBy: HeldBy;
 }
 
+/**
+ * The share of the tenant's rate the other callers must be seen to take before the run names them
+ * as what held its requests (or bounds a command's progress): below it, the model's reading of
+ * them ({@link othersRate}) is the headers' rounding more than their use.
+ */
+export const OTHERS_SHOWN_SHARE = 0.2;
+
+/** Whether the other callers' rate, as read, shows their use of the tenant's `rate`. */
+function othersShown(others: number | undefined, rate: number): boolean {
+  return others !== undefined && others >= OTHERS_SHOWN_SHARE * rate;
+}
+
 /** Everything the limiter knows; only {@link paceStep} makes a new one. */
 export interface PacingState {
   readonly budget: PacingBudget;
@@ -147,6 +159,16 @@ export interface PacingState {
   readonly lastStartAt: number | undefined;
   /** What the latest answer said was left, for the report. */
   readonly lastRemaining: number | undefined;
+  /**
+   * Whether the latest answer that said anything of the bucket was a 429: the model then counts
+   * the bucket empty, and what holds the next requests is that refusal ({@link HeldBy}).
+   */
+  readonly rejected: boolean;
+  /**
+   * The most requests that waited at once since the queue last stood empty with no long wait left
+   * to report, for the report.
+   */
+  readonly mostWaiting: number;
   /**
    * The round trip to the tenant as this process sees it, in ms: from a request's start to its
    * answer, averaged over the latest answers; 0 before the first.
@@ -241,6 +263,8 @@ export function initialPacingState(options: {
     started: 0,
     lastStartAt: undefined,
     lastRemaining: undefined,
+    rejected: false,
+    mostWaiting: 0,
     roundTripMs: 0,
     anchors: [],
     initialConcurrency: options.initialConcurrency,
@@ -411,6 +435,7 @@ function answered(
         // nothing: it does not switch the pacing off, nor open the window.
         state.window;
   if (status === 429) tokens = Math.min(tokens, -inFlight.length);
+  const rejected = status === 429 ? true : read.taught ? false : state.rejected;
   return {
     ...fresh,
     limit,
@@ -423,6 +448,7 @@ function answered(
     tokens,
     window,
     lastRemaining,
+    rejected,
     anchors,
     roundTripMs,
   };
@@ -544,7 +570,11 @@ function released(
   waiting: readonly number[],
   told: PacingReport | undefined,
 ): { state: PacingState; actions: PacingActions } {
-  let s = state;
+  // The queue's peak since it last stood empty with every long wait reported: the waits still to
+  // report are those of that peak.
+  const fresh = waiting.length === 0 && state.unreported === undefined;
+  const mostWaiting = fresh ? 0 : Math.max(state.mostWaiting, waiting.length);
+  let s = { ...state, mostWaiting };
   const send: Ticket[] = [];
   const report: PacingReport[] = told === undefined ? [] : [told];
   for (const queuedAt of waiting) {
@@ -568,6 +598,8 @@ function released(
         ),
         window: s.window,
         lastStartAt: s.lastStartAt,
+        othersRate: s.others,
+        rejected: s.rejected,
       },
       s.budget,
       at,
@@ -625,6 +657,9 @@ function toldWaits(state: PacingState, at: number): { state: PacingState; told?:
     budget: state.budget,
     reserve,
     window: state.window,
+    rate: state.rate,
+    others: othersShown(state.others, state.rate) ? state.others : undefined,
+    mostWaiting: state.mostWaiting,
   };
   return {
     state: { ...state, unreported: undefined, reportedAt: at },
@@ -675,13 +710,23 @@ export interface BucketView {
   readonly window: number;
   /** When this process's last request went out (ms since the epoch); undefined before the first. */
   readonly lastStartAt: number | undefined;
+  /** What the tenant's other callers were seen to take, per second; undefined until read. */
+  readonly othersRate: number | undefined;
+  /** Whether the latest answer about the bucket was a 429 ({@link PacingState.rejected}). */
+  readonly rejected: boolean;
 }
 
 /**
- * Why a request waits: the tenant's bucket is empty (a 429 said so, or the answers), the reserve,
- * this run's ceiling, or the window of requests out unanswered.
+ * Why a request waits, as the run is told (docs/decisions.md, "Sharing the rate limit"):
+ * - `rate`: the tenant's rate, this run's own requests having taken the bucket down (a queue
+ *   longer than the bucket drains at the tenant's rate, whatever the reserve);
+ * - `others`: the tenant's other callers, whose use the answers showed, took the tokens;
+ * - `rejected`: the tenant answered 429, and the bucket is refilling from empty;
+ * - `reserve`: the bucket has a token for the request, which would take it into the reserve;
+ * - `ceiling`: this run's own ceiling (`maxRequestsPerSecond`);
+ * - `window`: the window of requests out unanswered (only an answer ends the wait).
  */
-export type HeldBy = "bucket" | "reserve" | "ceiling" | "window";
+export type HeldBy = "rate" | "others" | "rejected" | "reserve" | "ceiling" | "window";
 
 /**
  * Whether the next request may go now; if not, how long until it may (Infinity: only an answer
@@ -702,8 +747,7 @@ export type StartDecision =
  * - the bucket: the request must leave at least the reserve ({@link BucketView.reserve}) of tokens
  *   once the other callers' requests already on the network have landed, so it needs
  *   `1 + reserve + othersInFlight` tokens, but never more than the room the bucket has
- *   ({@link BucketView.room}). Held by "reserve" when it would have had a token without them, by
- *   "bucket" when the tenant itself has none.
+ *   ({@link BucketView.room}). What holds it then is said by {@link bucketCause}.
  *
  * @internal
  */
@@ -728,11 +772,26 @@ export function decideStart(view: BucketView, budget: PacingBudget, now: number)
   if (ceilingWait >= bucketWait) {
     return { go: false, waitMs: Math.max(1, Math.ceil(ceilingWait)), heldBy: "ceiling" };
   }
-  return {
-    go: false,
-    waitMs: Math.max(1, bucketWait),
-    heldBy: view.tokens >= 1 ? "reserve" : "bucket",
-  };
+  return { go: false, waitMs: Math.max(1, bucketWait), heldBy: bucketCause(view, now) };
+}
+
+/**
+ * What holds a request that waits for the bucket's refill. With no token: a 429 when the latest
+ * answer was one, the other callers when the answers showed their use ({@link othersShown}), else
+ * the tenant's rate (this run took the tokens). With a token: the reserve, unless this run's own
+ * request took the bucket down to it less than a token's refill ago and nobody else was seen: then
+ * the queue is draining at the tenant's rate, which it would do without a reserve too (a reserve
+ * costs its tokens' refill once, at the first burst, not a share of the rate: docs/decisions.md,
+ * "Sharing the rate limit"), so the rate holds it. `--rate-limit-reserve 0` at 2 requests/s
+ * was told "its bucket was empty: a 429, or other callers", with neither.
+ */
+function bucketCause(view: BucketView, now: number): HeldBy {
+  const others = othersShown(view.othersRate, view.refillRate);
+  if (view.tokens < 1) return view.rejected ? "rejected" : others ? "others" : "rate";
+  if (others) return "reserve";
+  const ownRecently =
+    view.lastStartAt !== undefined && now - view.lastStartAt < 1000 / view.refillRate;
+  return ownRecently ? "rate" : "reserve";
 }
 
 /**

@@ -34,6 +34,7 @@
  * the one timer and the state between steps.
  */
 
+import { CONFIG_KEYS } from "../config.js";
 import {
   DEFAULT_PACING_BUDGET,
   initialPacingState,
@@ -48,7 +49,7 @@ import {
 } from "./pacing.js";
 import { bucketOf, NO_ROUTES, type Routes, routed, SHARED_BUCKET } from "./pacing-buckets.js";
 import { saneLimit } from "./pacing-figures.js";
-import { describePacingReport } from "./pacing-report.js";
+import { type BudgetNames, describePacingReport, type PacingReport } from "./pacing-report.js";
 import type { RateLimitHeaders } from "./rate-limit-headers.js";
 
 export type { Ticket } from "./pacing.js";
@@ -85,7 +86,18 @@ export interface RateLimiterOptions {
   readonly origin?: string;
   /** Where the report of long waits goes (one line each); default nowhere. */
   readonly report?: (line: string) => void;
+  /**
+   * How the reports name the budget's settings; default the stack config's keys
+   * (`tenant:rateLimitReserve`), which a Pulumi program reads.
+   */
+  readonly budgetNames?: BudgetNames;
 }
+
+/** The stack config's keys of the budget, as {@link RateLimiterOptions.budgetNames} defaults. */
+const STACK_BUDGET_NAMES: BudgetNames = {
+  rateLimitReserve: CONFIG_KEYS.rateLimitReserve.key,
+  maxRequestsPerSecond: CONFIG_KEYS.maxRequestsPerSecond.key,
+};
 
 /**
  * The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days): a longer one fires after
@@ -108,7 +120,7 @@ interface Waiter {
  */
 class BucketPacer {
   private readonly now: () => number;
-  private readonly report: ((line: string) => void) | undefined;
+  private readonly report: ((told: PacingReport) => void) | undefined;
   /**
    * What the state starts from: the first event makes it, so that the model is entered only by a
    * step, one per event, and the constructor only keeps its options.
@@ -121,7 +133,7 @@ class BucketPacer {
   constructor(
     start: Parameters<typeof initialPacingState>[0],
     now: () => number,
-    report: ((line: string) => void) | undefined,
+    report: ((told: PacingReport) => void) | undefined,
     /** Whether this bucket tells of a budget that gave way: the shared one does, for all. */
     private readonly tellsGivenWay: boolean,
   ) {
@@ -230,7 +242,7 @@ class BucketPacer {
     this.pacing = state;
     for (const told of actions.report) {
       if (told.kind === "givenWay" && !this.tellsGivenWay) continue;
-      this.report?.(describePacingReport(told));
+      this.report?.(told);
     }
     for (const ticket of actions.send) {
       const waiter = this.queue.shift() as Waiter;
@@ -273,7 +285,8 @@ export interface PacedTicket extends Ticket {
  */
 export class TenantRateLimiter {
   private readonly now: () => number;
-  private readonly report: ((line: string) => void) | undefined;
+  /** Says a report of the pacing step in words, naming the settings as the run's user spells them. */
+  private readonly report: ((told: PacingReport) => void) | undefined;
   private readonly start: Parameters<typeof initialPacingState>[0];
   private readonly pacers = new Map<string, BucketPacer>();
   private routes: Routes = NO_ROUTES;
@@ -282,7 +295,10 @@ export class TenantRateLimiter {
 
   constructor(options: RateLimiterOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.report = options.report;
+    const { report } = options;
+    const names = options.budgetNames ?? STACK_BUDGET_NAMES;
+    this.report =
+      report === undefined ? undefined : (told) => report(describePacingReport(told, names));
     this.budget = options.budget ?? DEFAULT_PACING_BUDGET;
     this.start = {
       at: this.now(),

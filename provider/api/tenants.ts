@@ -91,6 +91,8 @@ function limiterOf(settings: TenantSettings): TenantRateLimiter {
       budget: settings.budget,
       origin: settings.origin,
       report,
+      // The settings as the first user of the tenant spelled them: a command's flags, a program's keys.
+      ...(settings.budgetNames === undefined ? {} : { budgetNames: settings.budgetNames }),
     });
     if (limiters.size === 0) {
       // The long waits of the run's last stretch (fewer than 30 s since the last report) are
