@@ -563,6 +563,28 @@ describe("paceStep", () => {
     expect(probed.actions.send).toHaveLength(2);
   });
 
+  it("reads no use by other callers from a bucket that a run below the tenant's rate leaves full", () => {
+    // A ceiling of 1 request/s on a bucket of 2 at 2/s, alone: every answer leaves 1 of 2, the
+    // bucket full again before the next; the refill that overflowed it is nobody's use.
+    const budget = { reserveShare: 0.25, maxRequestsPerSecond: 1 };
+    let state = start(budget);
+    for (let n = 0; n < 6; n += 1) {
+      const at = n * 1000;
+      const queued = paceStep(state, { kind: "queue", at, waiting: [at] });
+      const ticket = queued.actions.send[0];
+      expect(ticket).toBeDefined();
+      state = paceStep(queued.state, {
+        kind: "answer",
+        at: at + 10,
+        waiting: [],
+        headers: { limit: 2, remaining: 1, reset: Math.ceil(at / 1000 + 0.5) },
+        status: 200,
+        ticket,
+      }).state;
+    }
+    expect(state.others ?? 0).toBeLessThan(0.1);
+  });
+
   it("counts no turn while the window of unanswered requests is full", () => {
     const first = paceStep(start(), { kind: "queue", at: 0, waiting: [0] });
     expect(turnsAt(first.state, 0, [], 10)).toBe(0);
@@ -582,7 +604,7 @@ describe("paceStep", () => {
     const again = paceStep(fast.state, budget(0, 'ClientSettings "faster"', 2));
     expect(web.actions.report).toEqual([]);
     expect(fast.actions.report.map(said)).toEqual([
-      'pulumi-tenant: ClientSettings "fast" asks https://acme.example for tenant:rateLimitReserve 0, but others of this run keep 0.25; the more polite budget holds for all of them',
+      'pulumi-tenant: ClientSettings "fast" asks https://acme.example for rateLimitReserve 0, but others of this run keep 0.25; the more polite budget holds for all of them',
     ]);
     expect(again.actions.report).toEqual([]);
     expect(again.state.budget.reserveShare).toBe(0.25);

@@ -20,6 +20,16 @@ export interface BudgetNames {
   readonly maxRequestsPerSecond: string;
 }
 
+/**
+ * The budget's settings as members of a resource's budget, for the line that says a resource's
+ * ask gave way: resources of one run may have given theirs each its own way (a `tenant` input, the
+ * stack config), so the line names the member, not one spelling.
+ */
+const MEMBER: BudgetNames = {
+  rateLimitReserve: "rateLimitReserve",
+  maxRequestsPerSecond: "maxRequestsPerSecond",
+};
+
 /** `2`, `2.5`, `0.33`: a rate as people read it. */
 export function rateText(value: number): string {
   return value >= 10 ? String(Math.round(value)) : String(Math.round(value * 100) / 100);
@@ -128,17 +138,17 @@ interface GivenWay {
  * from the budget that holds (a smaller reserve; a higher ceiling, or none), as asked and as held.
  * Written in the words of the reports of long waits ({@link describeHolds}).
  */
-function describeGivenWay(givenWay: GivenWay, names: BudgetNames): string {
+function describeGivenWay(givenWay: GivenWay): string {
   const { asked, holds } = givenWay;
   const parts: { asked: string; holds: string }[] = [];
   if (asked.reserveShare !== holds.reserveShare) {
     parts.push({
-      asked: `${names.rateLimitReserve} ${asked.reserveShare}`,
+      asked: `${MEMBER.rateLimitReserve} ${asked.reserveShare}`,
       holds: `${holds.reserveShare}`,
     });
   }
   if (asked.maxRequestsPerSecond !== holds.maxRequestsPerSecond) {
-    const ceiling = names.maxRequestsPerSecond;
+    const ceiling = MEMBER.maxRequestsPerSecond;
     parts.push({
       asked:
         asked.maxRequestsPerSecond === undefined
@@ -166,5 +176,5 @@ export type PacingReport =
 export function describePacingReport(report: PacingReport, names: BudgetNames): string {
   return report.kind === "holds"
     ? describeHolds(report.holds, names)
-    : describeGivenWay(report.givenWay, names);
+    : describeGivenWay(report.givenWay);
 }

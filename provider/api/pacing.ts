@@ -421,7 +421,11 @@ function answered(
       anchors = anchors.filter((a) => anchor.sentAt - a.sentAt <= OTHERS_SPAN_MS);
       const oldest = anchors[0];
       const read = oldest === undefined ? undefined : othersRate(oldest, anchor, rate);
-      others = read ?? others;
+      // A bucket full before this request shows nobody short of tokens: the refill that
+      // overflowed it in the span would read as the others' use (a run at a ceiling of 1/s alone
+      // on a tenant of 2/s read 1 request/s of others, and its progress blamed them).
+      const full = limit !== undefined && Number.isFinite(limit) && held + 1 >= limit;
+      others = full && read !== undefined ? 0 : (read ?? others);
       anchors = [...anchors, anchor];
     }
   }
