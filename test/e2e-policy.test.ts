@@ -140,7 +140,10 @@ describe("pulumi preview --policy-pack examples/policy-pack", {
         `ClientSettings "bank": signedRequestObject.credentials [] holds no key to verify the client's request objects with, and ${profile} enforces signed request objects (JAR), signed with PS256 ${row}; add the client's public RSA key (RFC 9101)`,
       ],
     ]);
-    expect(requests(stack)).toEqual({});
+    // Nothing reaches the management API. The one token is the preview asking which scopes the
+    // credentials have, since the program declares key material (clientAuthenticationMethods):
+    // docs/decisions.md, "Key material".
+    expect(requests(stack)).toEqual({ "POST /oauth/token": 1 });
   });
 
   it("prints advisory violations and lets the preview pass", async () => {
