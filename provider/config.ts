@@ -45,7 +45,7 @@ interface Timeouts {
 
 /** Everything the API client needs to reach one tenant. */
 export interface TenantSettings extends Connection, Timeouts {
-  /** What the run may take of the tenant's rate limit (docs/decisions.md, "Sharing the rate limit"). */
+  /** What the run may take of the tenant's rate limit (docs/design/decisions.md, "Sharing the rate limit"). */
   readonly budget: PacingBudget;
   /**
    * How the limiter's reports name the budget's settings ({@link budgetNamesOf}): absent for the

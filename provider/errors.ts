@@ -188,7 +188,7 @@ export class TenantTimeoutError extends errorKind("TenantTimeoutError", ErrorCod
 /**
  * The tenant answered a request with a success status but a body that is not what the request
  * asks for (a list page without `total`, or whose `clients` is not an array), as a tenant we did
- * not write or a proxy in front of it may (docs/client-reads.md, "Pages that are not pages").
+ * not write or a proxy in front of it may (docs/design/client-reads.md, "Pages that are not pages").
  *
  * @example `GET /clients (page 1) answered 200 without a finite numeric \`total\``
  */
@@ -291,7 +291,7 @@ export interface PutBackPath {
 /**
  * The tenant refused a PATCH that puts paths the program no longer sets back to their priors
  * (a removal, or delete): the message names each path and its prior, then the tenant's answer,
- * so that the failure is never read as one of a field the program declares (docs/decisions.md,
+ * so that the failure is never read as one of a field the program declares (docs/design/decisions.md,
  * "What a resource owns").
  *
  * @example `ClientSettings "web": putting description back to its prior ("dd…", 200 characters) was refused: PATCH /clients/abc failed with 400 invalid_body: ...`
@@ -356,7 +356,7 @@ export class CommandUsageError extends errorKind("CommandUsageError", ErrorCodes
  * A seed of the local tenant cannot be used: unreadable, not JSON, of a newer format version, or
  * holding what the platform would refuse (a client twice, an event stream id that is not 26
  * characters, ...). The message names the file (when there is one), the JSON path of every
- * problem and the problem; the local tenant does not start (docs/local-tenant.md, "Seed file
+ * problem and the problem; the local tenant does not start (docs/design/local-tenant.md, "Seed file
  * format").
  *
  * @example `invalid seed tenant-seed.json: clients[1].client_id: "D" is already the id of clients[0]`
@@ -376,7 +376,7 @@ export class SnapshotOutputError extends errorKind(
 ) {}
 
 /**
- * The plugin's release build cannot go on (docs/plugin.md, "The self-contained executables"): a
+ * The plugin's release build cannot go on (docs/design/plugin.md, "The self-contained executables"): a
  * Node.js base that `npm ci` did not fetch, a tool it needs missing, an executable it cannot
  * sign, a `PULUMI_TENANT_PLUGIN_DOWNLOAD_URL` that is not a URL Pulumi can download from. Nothing
  * is left half-written in the output folder.

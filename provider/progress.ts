@@ -16,6 +16,7 @@
 import { OTHERS_SHOWN_SHARE } from "./api/pacing.js";
 import { rateText as rate } from "./api/pacing-report.js";
 import type { RateLimiterState } from "./api/rate-limiter.js";
+import { CONFIG_KEYS } from "./config.js";
 
 /** The pace a read goes at, and what holds it there. */
 interface Pace {
@@ -44,7 +45,8 @@ export function paceOf(state: RateLimiterState | undefined): Pace | undefined {
   if (ceiling !== undefined && ceiling < free) {
     return {
       perSecond: ceiling,
-      bound: `this run's ceiling of ${rate(ceiling)} requests/s (--max-requests-per-second)`,
+      // The flag or the variable that set it, as the command's settings name it.
+      bound: `this run's ceiling of ${rate(ceiling)} requests/s (${state.budgetNames?.maxRequestsPerSecond ?? CONFIG_KEYS.maxRequestsPerSecond.flag})`,
     };
   }
   if (others > 0) {

@@ -1,5 +1,5 @@
 /**
- * `pulumi-tenant/testing`: the local tenant (docs/local-tenant.md) for a user's own tests. It runs
+ * `pulumi-tenant/testing`: the local tenant (docs/design/local-tenant.md) for a user's own tests. It runs
  * in the caller's process, on loopback, on a free port, and is the same server this package's own
  * tests, demo and benchmarks use. docs/guides/testing-your-program.md has the recipe.
  *
@@ -49,7 +49,7 @@ export type { PushProvider, WireEventStream } from "./local-tenant/store.js";
 export interface LocalTenantOptions {
   /**
    * The tenant to start with: the path of a seed file (as `pulumi-tenant snapshot` writes it) or a
-   * seed object; default a small built-in tenant (docs/local-tenant.md, "Seed file format").
+   * seed object; default a small built-in tenant (docs/design/local-tenant.md, "Seed file format").
    */
   seed?: TenantSeed | string | undefined;
   /** Rate limit of the management API, `{ rate, burst }` per second; default none. */
@@ -57,7 +57,7 @@ export interface LocalTenantOptions {
   /**
    * The tenant's other callers, as a production back end: `rate` reads a second taking tokens
    * from the same bucket as the program, `burst` of them together (default 1, evenly spaced);
-   * their 429s are counted apart, in `background()`. Default none (docs/local-tenant.md,
+   * their 429s are counted apart, in `background()`. Default none (docs/design/local-tenant.md,
    * "Background load").
    */
   backgroundLoad?: BackgroundLoadOptions | undefined;
@@ -65,7 +65,7 @@ export interface LocalTenantOptions {
    * A tenant a network away: `{ minMs, maxMs }`, every request and every answer held that long
    * each way (one draw per chunk), so that a round trip and the age of the rate-limit headers are
    * what a pipeline sees of a tenant in another region; the background load comes through it too.
-   * Default none, loopback (docs/local-tenant.md, "A tenant a network away").
+   * Default none, loopback (docs/design/local-tenant.md, "A tenant a network away").
    */
   networkDelay?: NetworkDelayOptions | undefined;
   /**
@@ -77,7 +77,7 @@ export interface LocalTenantOptions {
    * Answer as a tenant we did not write may (its clock off, reset rounded down, a write bucket of
    * its own, a per-minute limit, answers without rate-limit headers, a gateway's 502/503, repeated
    * headers, a given `Retry-After`, pages without `total`): `{ clockOffset: -2, gatewayEvery: 25 }`
-   * or `"clock-offset=-2,gateway-every=25"`; default none (docs/local-tenant.md, "A tenant we did
+   * or `"clock-offset=-2,gateway-every=25"`; default none (docs/design/local-tenant.md, "A tenant we did
    * not write").
    */
   quirks?: QuirkOptions | string | undefined;
@@ -164,7 +164,7 @@ export interface LocalTenant extends AsyncDisposable {
   readonly caFile: string | undefined;
   /**
    * The console, `${domain}/__tenant-api/console`: open it in a browser to watch what the test's
-   * program does to the tenant, live (docs/local-tenant.md, "The console").
+   * program does to the tenant, live (docs/design/local-tenant.md, "The console").
    */
   readonly consoleUrl: string;
   /**

@@ -230,7 +230,7 @@ async function packFindings(env: NodeJS.ProcessEnv): Promise<Judged[]> {
     fields: options.fields,
   });
   const type = resourceType("ClientSettings");
-  // What the tenant leaves unset, declared as unset: the audit judges it so (docs/policy.md).
+  // What the tenant leaves unset, declared as unset: the audit judges it so (docs/design/policy.md).
   const unset = Object.fromEntries(
     JUDGED_FIELDS.flatMap((field) =>
       field in UNSET_ON_THE_TENANT ? [[field, UNSET_ON_THE_TENANT[field]]] : [],

@@ -34,7 +34,7 @@ function misspellings(name: string): string[] {
 /**
  * What the pulumi CLI prints for a failure of `check` on a resource with inputs `news`: a failure
  * that names a property is printed with the input of exactly that name (none for a nested path),
- * one that names none with its reason alone (docs/decisions.md, "Check failures never sit on a
+ * one that names none with its reason alone (docs/design/decisions.md, "Check failures never sit on a
  * value that holds a secret").
  */
 function printed(news: Record<string, unknown>, failure: pulumi.dynamic.CheckFailure): string {

@@ -1,5 +1,5 @@
 /**
- * A client read pass (provider/api/client-read-pass.ts, docs/client-reads.md): which calls it
+ * A client read pass (provider/api/client-read-pass.ts, docs/design/client-reads.md): which calls it
  * makes for reads arriving one at a time or together, against a simulated tenant that counts them;
  * the fields it asks for; freshness (passes, PATCH answers, forgotten clients); absent clients and
  * clients moved by a deletion between pages; failures.
@@ -33,7 +33,7 @@ const FIELDS = ["callbacks", "name"];
 /** Five clients of a 5,000-client tenant, none on page 0: the worst case for five reads. */
 const FIVE_OFF_PAGE_0 = [100, 1234, 2500, 3999, 4999];
 
-/** The most calls a pass may make for `n` reads of a `t`-client tenant (docs/client-reads.md). */
+/** The most calls a pass may make for `n` reads of a `t`-client tenant (docs/design/client-reads.md). */
 function bound(n: number, t: number): number {
   return 2 * Math.min(n, Math.ceil(t / 100)) + 1;
 }

@@ -486,6 +486,49 @@ describe("progress on a long read", () => {
     }
   });
 
+  it("names the ceiling as the flag or the variable that set it, in the progress and in what held the pages, and no other callers", async () => {
+    const [flagged, variable] = await Promise.all([slowTenant(), slowTenant()]);
+    try {
+      const runs = await Promise.all([
+        cli(
+          ["generate", "--max-requests-per-second", "1", "--out", join(dir, "ceiling-flag")],
+          credentials(flagged.domain, flagged),
+          60_000,
+        ),
+        cli(
+          ["generate", "--out", join(dir, "ceiling-variable")],
+          { ...credentials(variable.domain, variable), TENANT_MAX_REQUESTS_PER_SECOND: "1" },
+          60_000,
+        ),
+      ]);
+      const names = ["--max-requests-per-second", "TENANT_MAX_REQUESTS_PER_SECOND"];
+      runs.forEach((run, i) => {
+        expect(run.code, run.stderr).toBe(0);
+        const name = (names[i] ?? "").replace(/-/g, "\\-");
+        const progress = run.stderr.split("\n").filter((line) => line.includes(" pages ("));
+        const told = run.stderr.split("\n").filter((line) => line.startsWith("pulumi-tenant: "));
+        expect(progress.length, run.stderr).toBeGreaterThan(0);
+        expect(told.length, run.stderr).toBeGreaterThan(0);
+        for (const line of progress) {
+          expect(line).toMatch(
+            new RegExp(
+              `^pulumi-tenant generate: read \\d+ of 21 pages \\(2,00\\d clients\\); about \\d+ s left: this run's ceiling of 1 requests/s \\(${name}\\)$`,
+            ),
+          );
+        }
+        for (const line of told) {
+          expect(line).toMatch(
+            new RegExp(
+              `^pulumi-tenant: \\d+ requests? to http://127\\.0\\.0\\.1:\\d+ waited up to \\d+\\.\\d s under this run's ceiling of 1 requests/s \\(${name}\\); the tenant had 1 of its 2 tokens left$`,
+            ),
+          );
+        }
+      });
+    } finally {
+      await Promise.all([flagged.stop(), variable.stop()]);
+    }
+  });
+
   it("says in one line what was left undone when stopped with SIGINT", async () => {
     let pages = 0;
     let child: ChildProcess | undefined;

@@ -1,9 +1,9 @@
 /**
- * `npm run demo`: the main job, end to end, with the real `pulumi` CLI (docs/pulumi-cli.md).
+ * `npm run demo`: the main job, end to end, with the real `pulumi` CLI (docs/design/pulumi-cli.md).
  * Starts the local tenant API and takes the example program in examples/tenant through preview,
  * up, a second preview, a change made out of band, refresh (the drift shows), up (the drift is
  * repaired) and destroy (the tenant is put back). The change out of band is made through the
- * local tenant's console, as a person's Save on its page would (docs/local-tenant.md, "The
+ * local tenant's console, as a person's Save on its page would (docs/design/local-tenant.md, "The
  * console"), whose address the demo prints first. Each step prints the `pulumi` command as a user
  * types it, then the CLI's own output; the demo's checks follow. Exits non-zero if any step does
  * not do what it should.

@@ -1,5 +1,5 @@
 /**
- * The local tenant's console (docs/local-tenant.md, "The console") in a real browser, headless
+ * The local tenant's console (docs/design/local-tenant.md, "The console") in a real browser, headless
  * Chromium from npm (test/support/browser.ts), beside the tenant example run by the real `pulumi`
  * CLI: the page loads and lists the seeded clients, shows one, shows a program's calls while its
  * `up` runs, and an edit saved on it is drift that `pulumi refresh` reports. The last test writes

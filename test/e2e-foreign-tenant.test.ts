@@ -1,5 +1,5 @@
 /**
- * A tenant we did not write (docs/local-tenant.md, "A tenant we did not write"), under the real
+ * A tenant we did not write (docs/design/local-tenant.md, "A tenant we did not write"), under the real
  * pulumi CLI with the packed package installed in a user's project: for each of the local tenant's
  * quirks, one `up` of 60 ClientSettings beside production reading 3/s in bursts of 3 (the local
  * tenant's background load, on the same bucket of 20 at 10/s): every resource applied, production

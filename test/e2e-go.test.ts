@@ -2,7 +2,7 @@
  * examples/go, a Go program on the Go SDK that Pulumi's code generator makes from the plugin's
  * schema, run by its driver through the Automation API as an inline program (no Go language host:
  * the real pulumi CLI talks to the program's own process), against a local tenant, with the plugin
- * installed from its release tarball (docs/plugin.md, "What is proven here"). Built and run offline: every
+ * installed from its release tarball (docs/design/plugin.md, "What is proven here"). Built and run offline: every
  * Go module comes from the cache that `npm ci` filled.
  */
 import { mkdtemp, rm } from "node:fs/promises";

@@ -3,7 +3,7 @@
  * (docs/guides/adopting-a-tenant.md, "Import"), an import file written by `pulumi-tenant generate
  * --import-file`, adoption with no write, and the code Pulumi generates previewing with no change,
  * in YAML (Pulumi's YAML language host) and in TypeScript (Pulumi's Node.js code generator, through
- * our Node.js language host: docs/pulumi-cli.md), with the Node.js SDK generated from the plugin's schema.
+ * our Node.js language host: docs/design/pulumi-cli.md), with the Node.js SDK generated from the plugin's schema.
  */
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -6,7 +6,7 @@ import { useClientsStacks } from "./support/e2e.js";
 import type { PulumiResult } from "./support/pulumi.js";
 
 /**
- * Two ClientSettings of one client under the real pulumi CLI (docs/decisions.md, "One owner per
+ * Two ClientSettings of one client under the real pulumi CLI (docs/design/decisions.md, "One owner per
  * path"): on a shared path the preview fails naming both, on disjoint paths each puts back only
  * its own.
  */

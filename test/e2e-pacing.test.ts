@@ -246,7 +246,7 @@ describe.each([0, 100, 300])("a tenant a network away: a %i ms round trip", (rou
       // The bucket never ran dry. In the simulation three runs keep it at the reserve less
       // production's burst (FLOOR); under three real CLIs on a 2-core machine, whose event loops
       // send a request some time after deciding it, it went from 0.8 to 3.8 tokens over runs:
-      // docs/decisions.md, "Sharing the rate limit".
+      // docs/design/decisions.md, "Sharing the rate limit".
       expect(stats.bucketLowest).toBeGreaterThan(0);
     },
     // The three ups run at once, so the test's steps take one up's bound (and its commands).

@@ -1,5 +1,5 @@
 /**
- * The plugin as a self-contained executable (docs/plugin.md, "The self-contained executables"),
+ * The plugin as a self-contained executable (docs/design/plugin.md, "The self-contained executables"),
  * under the real pulumi CLI and Pulumi's YAML language host, on a machine with no Node.js at all
  * on PATH: the linux-amd64 executable installed with `pulumi plugin install --server` from a
  * loopback release server, and fetched by Pulumi itself through the schema's `pluginDownloadURL`;

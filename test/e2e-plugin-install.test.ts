@@ -1,5 +1,5 @@
 /**
- * How users get the provider plugin (docs/plugin.md): `npm install -g pulumi-tenant`, after which
+ * How users get the provider plugin (docs/design/plugin.md): `npm install -g pulumi-tenant`, after which
  * the real pulumi CLI finds `pulumi-resource-tenant` on PATH; `pulumi package get-schema` on the
  * installed plugin; and the launcher's one sentence when no Node.js 22 or later is on PATH.
  */

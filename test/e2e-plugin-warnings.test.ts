@@ -1,5 +1,5 @@
 /**
- * The provider plugin's warnings reach the CLI as warnings (docs/decisions.md, "What a resource
+ * The provider plugin's warnings reach the CLI as warnings (docs/design/decisions.md, "What a resource
  * owns"): examples/yaml under the real pulumi CLI with the plugin from the packed package, a
  * declared `redirectionPolicy` the portal did not have removed from the program.
  */

@@ -142,7 +142,7 @@ describe("pulumi preview --policy-pack examples/policy-pack", {
     ]);
     // Nothing reaches the management API. The one token is the preview asking which scopes the
     // credentials have, since the program declares key material (clientAuthenticationMethods):
-    // docs/decisions.md, "Key material".
+    // docs/design/decisions.md, "Key material".
     expect(requests(stack)).toEqual({ "POST /oauth/token": 1 });
   });
 

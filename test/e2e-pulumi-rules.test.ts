@@ -1,6 +1,6 @@
 /**
  * The three resources under the rules of Pulumi's engine that the package's promises rest on
- * (docs/pulumi-cli.md), end to end with the real CLI against the local tenant API: the drift gate
+ * (docs/design/pulumi-cli.md), end to end with the real CLI against the local tenant API: the drift gate
  * in both scenarios, `up --expect-no-changes`, credential rotation, retainOnDelete added later,
  * replaceOnChanges, protect, and a missing passphrase.
  */

@@ -2,7 +2,7 @@
  * The Pulumi versions users have: the package in a user's project whose program depends on the
  * oldest `@pulumi/pulumi` the package supports (its floor), under the floor's own CLI, or on the
  * newest on npm, under the newest CLI the Go module proxy serves; each with one copy of the SDK
- * (docs/pulumi-cli.md says which versions and why).
+ * (docs/design/pulumi-cli.md says which versions and why).
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -98,7 +98,7 @@ describe(`a user project on the floor, @pulumi/pulumi ${FLOOR}, under pulumi v${
     const client = s.api.store.getClient(PORTAL);
     s.api.store.putClient({ ...client, callbacks: ["https://attacker.example/cb"] } as never);
     const gate = await s.run("refresh", { previewOnly: true, expectNoChanges: true });
-    // Before pulumi 3.226 a failed --expect-no-changes exits 255, not 7 (docs/pulumi-cli.md).
+    // Before pulumi 3.226 a failed --expect-no-changes exits 255, not 7 (docs/design/pulumi-cli.md).
     expect(gate.exitCode, gate.output).toBe(255);
     expect(gate.error).toBe("no changes were expected but changes occurred");
     // As at every version, up repairs what a refresh recorded (pulumi up --refresh does both).

@@ -5,7 +5,7 @@
  * runs the program through Pulumi's Automation API as an inline program (no Python language host:
  * the real pulumi CLI talks to the Python process itself), against a local tenant; the plugin is
  * fetched by Pulumi itself from a loopback release server through the `pluginDownloadURL` the
- * wheel names, and no `node` is on PATH (docs/plugin.md, "Python"). Offline: every Python package
+ * wheel names, and no `node` is on PATH (docs/design/plugin.md, "Python"). Offline: every Python package
  * comes from the wheels `npm ci` downloaded.
  */
 import { execFile } from "node:child_process";

@@ -14,7 +14,7 @@ import type { PulumiResult } from "./support/pulumi.js";
 
 /**
  * examples/tenant under the real pulumi CLI, its stack config moved from one local tenant to
- * another between two `up`s (docs/decisions.md, "A move of the stack config's tenant"): every
+ * another between two `up`s (docs/design/decisions.md, "A move of the stack config's tenant"): every
  * resource is replaced, the old tenant put back, the new one given the settings.
  */
 

@@ -1,7 +1,7 @@
 /**
  * examples/yaml, a Pulumi YAML program, under the real pulumi CLI and Pulumi's own YAML language
  * host, with the provider plugin installed from the tarball that the packed package writes, as a
- * deploy machine gets it (docs/plugin.md). Two local tenants: the stack config's, and a second one
+ * deploy machine gets it (docs/design/plugin.md). Two local tenants: the stack config's, and a second one
  * through an explicit provider.
  */
 import { describe, expect, it } from "vitest";

@@ -6,7 +6,7 @@ import {
 } from "../provider/plugin/package-schema.js";
 
 /**
- * The build setting that names where Pulumi downloads the plugin (docs/plugin.md, "The
+ * The build setting that names where Pulumi downloads the plugin (docs/design/plugin.md, "The
  * self-contained executables").
  */
 

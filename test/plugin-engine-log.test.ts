@@ -1,5 +1,5 @@
 /**
- * The plugin's warnings reach the engine's `Log` service as warnings (docs/decisions.md, "What a
+ * The plugin's warnings reach the engine's `Log` service as warnings (docs/design/decisions.md, "What a
  * resource owns"): the engine's address taken from the plugin's arguments, a fake engine on a
  * loopback port standing for it.
  */

@@ -1,5 +1,5 @@
 /**
- * The release's Python SDK (provider/plugin/release/python-sdk.ts, docs/plugin.md "Python"): what
+ * The release's Python SDK (provider/plugin/release/python-sdk.ts, docs/design/plugin.md "Python"): what
  * it says on a checkout where `npm ci` did not make its tools. The wheel itself is built and
  * installed end to end in e2e-python.test.ts.
  */

@@ -4,7 +4,7 @@ import { packageSchema, typeToken } from "../provider/plugin/package-schema.js";
 import { SECRET_OUTPUTS } from "../provider/providers/secret-outputs.js";
 import { INPUT_SCHEMAS, propertiesOf, type ResourceKind } from "../provider/schema/kinds.js";
 
-/** The plugin's package schema, made from the one input schema (docs/plugin.md, "Schema"). */
+/** The plugin's package schema, made from the one input schema (docs/design/plugin.md, "Schema"). */
 
 const schema = packageSchema("1.2.3");
 const KINDS = Object.keys(INPUT_SCHEMAS) as ResourceKind[];

@@ -38,7 +38,7 @@ function judgeDeclared(rule: RuleName, declared: Declared): string[] {
 }
 
 describe("the rules of the pack", () => {
-  it("are the names docs/policy.md documents, each with a description and a default level", () => {
+  it("are the names docs/design/policy.md documents, each with a description and a default level", () => {
     expect(TENANT_RULES.map((r) => [r.name, r.enforcementLevel])).toEqual([
       ["tenant-url-plain-http", "mandatory"],
       ["tenant-url-loopback", "advisory"],

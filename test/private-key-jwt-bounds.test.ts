@@ -1,5 +1,5 @@
 /**
- * The bounds of a private key JWT login (docs/local-tenant.md, "Private key JWT"): the local
+ * The bounds of a private key JWT login (docs/design/local-tenant.md, "Private key JWT"): the local
  * tenant takes an assertion that lives a few minutes at most and was signed no longer ago than
  * that, keeps each `jti` only until its assertion expires and never more than a bounded number of
  * them; the provider takes a plain RSA private key only, the one kind every one of the three

@@ -33,12 +33,12 @@ const RUNS = {
 /**
  * The client every valid input is applied to: third-party with `third_party_security_mode:
  * "strict"`, OIDC conformant, without metadata, so the rules that depend on the stored client
- * (docs/platform.md, "Rules across fields", and the metadata count once merged) hold for any valid input.
+ * (docs/design/platform.md, "Rules across fields", and the metadata count once merged) hold for any valid input.
  */
 const TARGET = DEFAULT_SEED_IDS.strictThirdParty;
 const TARGET_MODE = "strict";
 
-/** Fields the response never holds as null (docs/platform.md, "Response-only fields"): a null sent resets them to the default. */
+/** Fields the response never holds as null (docs/design/platform.md, "Response-only fields"): a null sent resets them to the default. */
 const NEVER_NULL_IN_RESPONSE = [
   "tokenEndpointAuthMethod",
   "organizationUsage",
@@ -54,7 +54,7 @@ beforeEach(() => {
   h = file.h();
 });
 
-/** `thirdPartySecurityMode` can never change (docs/platform.md, "Rules across fields"): a valid input may only restate it. */
+/** `thirdPartySecurityMode` can never change (docs/design/platform.md, "Rules across fields"): a valid input may only restate it. */
 const sameModeAsTarget = (inputs: Inputs): Inputs =>
   "thirdPartySecurityMode" in inputs ? { ...inputs, thirdPartySecurityMode: TARGET_MODE } : inputs;
 
@@ -249,7 +249,7 @@ const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerC
 
 /**
  * The 55 client fields in the platform's spelling, with the types its table gives. Written from
- * the platform's documentation (docs/platform.md), not from the schema, so that a field or a type missing from the schema shows here:
+ * the platform's documentation (docs/design/platform.md), not from the schema, so that a field or a type missing from the schema shows here:
  * the generators walk the schema and would never notice.
  */
 const SPEC_FIELD_TYPES: Record<string, string | string[]> = {
@@ -312,7 +312,7 @@ const SPEC_FIELD_TYPES: Record<string, string | string[]> = {
 
 const URL_LIST = "url-with-placeholders";
 
-/** The constraints of docs/platform.md ("Client fields", "Limits", "URL formats"), at the user's paths. */
+/** The constraints of docs/design/platform.md ("Client fields", "Limits", "URL formats"), at the user's paths. */
 const SPEC_CONSTRAINTS: Constraint[] = [
   { path: "clientId", keyword: "minLength", value: 1 },
   { path: "name", keyword: "minLength", value: 1 },
@@ -407,7 +407,7 @@ const SPEC_CONSTRAINTS: Constraint[] = [
   { path: "", keyword: "required", value: ["clientId"] },
 ];
 
-/** docs/platform.md, "Limits": letters, digits and `: , - + = _ * ? " / ( ) < > @`, tab and space. */
+/** docs/design/platform.md, "Limits": letters, digits and `: , - + = _ * ? " / ( ) < > @`, tab and space. */
 const SPEC_KEY_PUNCTUATION = ':,-+=_*?"/()<>@\t ';
 
 describe("ClientSettings schema walked by the generators", () => {

@@ -1,5 +1,5 @@
 /**
- * The tests' Python environment (test/support/python-env.ts, docs/plugin.md "Python"): what
+ * The tests' Python environment (test/support/python-env.ts, docs/design/plugin.md "Python"): what
  * `npm ci` says on a machine without a Python it can use, and the pins it installs from.
  */
 import { existsSync } from "node:fs";

@@ -275,7 +275,7 @@ interface SharedTenant {
   readonly backgroundBurst?: number;
 }
 
-/** What a shared run did: the three figures of docs/decisions.md, and each run's time. */
+/** What a shared run did: the three figures of docs/design/decisions.md, and each run's time. */
 interface SharedOutcome {
   /** The runs' own 429s (they retry them). */
   readonly ownRejected: number;

@@ -19,7 +19,7 @@ import { fetchToken } from "./support/test-client.js";
  * prints is searched for each secret in plaintext: the state file after every step (the
  * serialized providers in it), the CLI's output, its engine events, diagnostics and errors, and
  * the gRPC debug log that `PULUMI_DEBUG_GRPC` makes the CLI write (where the engine's own
- * payloads carry the secrets by Pulumi's design: docs/pulumi-cli.md).
+ * payloads carry the secrets by Pulumi's design: docs/design/pulumi-cli.md).
  */
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
@@ -202,7 +202,7 @@ describe.each(["apiToken", "clientCredentials"] as const)(
       }
       // Pulumi's interceptor writes every request and answer as it is, and the engine sends the
       // stack config and the resources' values decrypted to the program and the provider
-      // (docs/pulumi-cli.md): those payloads hold the secrets. Anything else (a log line of the
+      // (docs/design/pulumi-cli.md): those payloads hold the secrets. Anything else (a log line of the
       // program or the provider, a serialized provider) must not.
       const outside = run.grpcLog
         .map((entry, line) => ({ entry, where: `${entry.method} (line ${line + 1})` }))

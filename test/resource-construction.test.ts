@@ -5,7 +5,7 @@ import { ClientSettings, EventStreamDeletion, PushProviderSelection } from "../p
 /**
  * Constructing a resource in a program: each constructor turns V8's stack traces off while
  * `@pulumi/pulumi` makes the resource's promises (`pauseStackTraces`, provider/resources/
- * registration.ts; docs/decisions.md, "Stack traces while a resource is constructed"), and puts the
+ * registration.ts; docs/design/decisions.md, "Stack traces while a resource is constructed"), and puts the
  * program's own limit back, whatever happens. The time it saves is measured by
  * `npm run bench -- adopt.ts`, not here.
  */

@@ -15,7 +15,7 @@ import { pushProviderSelectionSchema } from "../provider/schema/push-provider-se
 import { UNKNOWN } from "../provider/schema/unknown.js";
 import { camelToSnake, snakeToCamel } from "../provider/schema/wire.js";
 
-/** The 55 client fields as the platform spells them, in its order (docs/platform.md). */
+/** The 55 client fields as the platform spells them, in its order (docs/design/platform.md). */
 const SPEC_FIELDS = [
   "name",
   "description",

@@ -1,7 +1,7 @@
 /**
  * The SDKs a Go, Python or Node.js user of the provider plugin gets: generated from the plugin's
  * package schema as `npm run build` writes it (dist/provider/plugin/schema.json) by Pulumi's own
- * code generators at the lock's release (test/sdk-gen, docs/pulumi-cli.md "SDKs of the provider
+ * code generators at the lock's release (test/sdk-gen, docs/design/pulumi-cli.md "SDKs of the provider
  * plugin"), offline; the Go SDK builds in a Go program, the Python SDK compiles, the Node.js SDK
  * type-checks, and every secret output of the schema is a secret output in each SDK.
  */

@@ -1,5 +1,5 @@
 /**
- * The checks of the seed file format and the defaults a seed gets (docs/local-tenant.md "Seed
+ * The checks of the seed file format and the defaults a seed gets (docs/design/local-tenant.md "Seed
  * file format"), each on its own; test/tenant-api-seed.test.ts loads whole seeds.
  */
 

@@ -1,7 +1,7 @@
 /**
- * Authentication of the local tenant API (docs/platform.md, "The three operations"): the client credentials grant at
+ * Authentication of the local tenant API (docs/design/platform.md, "The three operations"): the client credentials grant at
  * `/oauth/token`, tokens verified for real (signature, expiry, audience, issuer) and the scope each
- * route needs (docs/platform.md).
+ * route needs (docs/design/platform.md).
  */
 
 import { beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The local tenant's background load (docs/local-tenant.md, "Background load"): the tenant's other
+ * The local tenant's background load (docs/design/local-tenant.md, "Background load"): the tenant's other
  * callers take tokens from the management API's bucket, on a schedule of bursts, and are counted
  * apart from the program's requests. Driven by a manual clock and timer: no test waits.
  */

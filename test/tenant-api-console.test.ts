@@ -1,5 +1,5 @@
 /**
- * The local tenant's console (docs/local-tenant.md, "The console") without a browser: what it
+ * The local tenant's console (docs/design/local-tenant.md, "The console") without a browser: what it
  * serves, what it keeps and when, its edits through the management API's own checks, and who may
  * make them. The page itself, in a real browser, is test/e2e-console.test.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * The local tenant's guard of its control and console routes (docs/local-tenant.md, "Who may use
+ * The local tenant's guard of its control and console routes (docs/design/local-tenant.md, "Who may use
  * it") against every spelling of their paths: it decides on the route the router matched, and
  * refuses before routing a target that is not a plain path, so that no escape, dot segment, double
  * slash or absolute-form target reaches a control route around the checks of its `Host`, its

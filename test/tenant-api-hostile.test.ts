@@ -1,5 +1,5 @@
 /**
- * The local tenant as a whole against hostile requests (docs/local-tenant.md, "Who may use it"):
+ * The local tenant as a whole against hostile requests (docs/design/local-tenant.md, "Who may use it"):
  * thousands of arbitrary request lines, headers and bodies, written to its socket as they are.
  * None gets a client secret unless it read the state plainly, at the server's own address and from
  * no other origin; none gets a 5xx that no fault asked for, nor writes a stack trace on stderr; and
@@ -259,7 +259,7 @@ function send(port: number, request: HostileRequest): Promise<Answer> {
 
 /**
  * Whether `request` may see the tenant's secrets: a read of the state's plain path, at an address
- * of the server's own, from no page or its own (docs/local-tenant.md, "Control routes").
+ * of the server's own, from no page or its own (docs/design/local-tenant.md, "Control routes").
  */
 function mayReadState(request: HostileRequest, port: number): boolean {
   const header = (name: string) => request.headers.find(([key]) => key.toLowerCase() === name)?.[1];

@@ -1,5 +1,5 @@
 /**
- * The client list `GET /api/v2/clients` of the local tenant API (docs/local-tenant.md, "Client list"):
+ * The client list `GET /api/v2/clients` of the local tenant API (docs/design/local-tenant.md, "Client list"):
  * paging, totals, field selection, filters, key material, query refusals, and the rate limit,
  * counters and faults it shares with every route; the generated clients of large test tenants.
  */

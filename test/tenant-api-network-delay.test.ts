@@ -1,5 +1,5 @@
 /**
- * A local tenant a network away (docs/local-tenant.md, "A tenant a network away"): a relay in
+ * A local tenant a network away (docs/design/local-tenant.md, "A tenant a network away"): a relay in
  * front of the server holds every request on its way in and every answer on its way out, so an
  * answer's rate-limit headers are as old as over a real network, and the background load comes in
  * through the same delay.

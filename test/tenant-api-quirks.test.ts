@@ -1,6 +1,6 @@
 /**
  * The local tenant as a tenant we did not write (provider/local-tenant/quirks.ts,
- * docs/local-tenant.md, "A tenant we did not write"): each setting against the server, on a clock
+ * docs/design/local-tenant.md, "A tenant we did not write"): each setting against the server, on a clock
  * that stands still so that every figure is exact.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Every validation rule of docs/platform.md ("The three operations", "Limits", "Rules across fields") as the local tenant API enforces it: one test per
+ * Every validation rule of docs/design/platform.md ("The three operations", "Limits", "Rules across fields") as the local tenant API enforces it: one test per
  * rule, each naming it. Bodies are checked by the schema module the provider itself uses
  * (`provider/schema`, one source of truth), so the expected messages are built from it; the rules
  * that need the stored client are this server's own and are asserted word for word.

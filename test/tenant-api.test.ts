@@ -1,5 +1,5 @@
 /**
- * The local tenant API's routes, bodies and status codes (docs/platform.md, "The three operations"),
+ * The local tenant API's routes, bodies and status codes (docs/design/platform.md, "The three operations"),
  * against the real server on a loopback port.
  */
 

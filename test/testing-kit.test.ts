@@ -1,7 +1,7 @@
 /**
  * `pulumi-tenant/testing` (`startLocalTenant`), the seed format's version and errors, and
  * `pulumi-tenant snapshot` taken of a local tenant (docs/guides/testing-your-program.md,
- * docs/local-tenant.md).
+ * docs/design/local-tenant.md).
  */
 
 import { execFile } from "node:child_process";

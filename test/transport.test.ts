@@ -289,7 +289,7 @@ describe("TLS certificate verification, in a child process", () => {
           provider: "sns",
           priorProvider: "guardian",
           // The stack config's connection, kept (as a secret output) so that a later move of
-          // the stack to another tenant can put this one back (docs/decisions.md).
+          // the stack to another tenant can put this one back (docs/design/decisions.md).
           stackConfigTenant: {
             domain: trusted.domain,
             clientId: trusted.clientId,

@@ -1,5 +1,5 @@
 /**
- * A ready policy pack: every rule of pulumi-tenant at its default level (docs/policy.md).
+ * A ready policy pack: every rule of pulumi-tenant at its default level (docs/design/policy.md).
  *
  *   pulumi preview --policy-pack examples/policy-pack
  *

@@ -37,7 +37,7 @@ export class StaticTokenSource implements TokenSource {
  * token is a JWT: space-separated scopes, or a list of them); undefined when they cannot be read:
  * a token that is not a JWT (an opaque API token) or has no such claim. The signature is not
  * checked: the scopes only let a preview refuse early what the tenant would refuse anyway, never
- * allow anything (docs/decisions.md, "Key material"). Nothing of the token is kept or shown.
+ * allow anything (docs/design/decisions.md, "Key material"). Nothing of the token is kept or shown.
  */
 export function tokenScopes(token: string): readonly string[] | undefined {
   const parts = token.split(".");
@@ -133,7 +133,7 @@ export function tokenRefusal(
  * included: a minute. Every operation that needs a token waits for the one request (which is not
  * tied to any one operation's deadline), so without a bound of its own a token endpoint that
  * answered 429 with a long `Retry-After` held every operation until its deadline, each then
- * failing with "timeout" and not why (docs/decisions.md, "A tenant we did not write").
+ * failing with "timeout" and not why (docs/design/decisions.md, "A tenant we did not write").
  */
 const TOKEN_REQUEST_LIMIT_MS = 60_000;
 
@@ -225,7 +225,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
       }
       if (!isAxiosError(error) || !error.response) {
         // A token endpoint that does not answer in time is a timeout like any other request's
-        // (one class per kind of failure, docs/decisions.md); what refused is an auth failure.
+        // (one class per kind of failure, docs/design/decisions.md); what refused is an auth failure.
         const Kind = isTimeout(error) ? TenantTimeoutError : TenantAuthError;
         throw new Kind(
           `getting an access token from ${tokenUrl} failed: ` +

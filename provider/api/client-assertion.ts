@@ -2,7 +2,7 @@
  * The provider's own login by private key JWT (RFC 7523, `private_key_jwt`): the algorithms a
  * client assertion may be signed with, the reading of the private key, and the assertion itself.
  * Signed with Node.js's own `crypto`, not `jose`: `jose` is an optional peer dependency that only
- * the local tenant needs, and the provider must log in wherever it runs (docs/decisions.md,
+ * the local tenant needs, and the provider must log in wherever it runs (docs/design/decisions.md,
  * "Client assertions: signed with Node.js's crypto").
  *
  * @module
@@ -11,7 +11,7 @@
 import { constants, createPrivateKey, type KeyObject, randomUUID, sign } from "node:crypto";
 
 /**
- * The algorithms the platform accepts for client assertions (docs/platform.md, "Client
+ * The algorithms the platform accepts for client assertions (docs/design/platform.md, "Client
  * assertions").
  */
 export const CLIENT_ASSERTION_ALGS = ["RS256", "RS384", "PS256"] as const;

@@ -2,7 +2,7 @@
  * Reads and writes the tenant's clients (applications) in the wire's spelling, for the
  * `ClientSettings` resource. Reads go through the tenant's current {@link ClientReadPass}, which
  * answers them from single GETs or from list pages, whichever costs fewer calls
- * (docs/client-reads.md); every PATCH answer is handed back to it, so a read after a write sees the
+ * (docs/design/client-reads.md); every PATCH answer is handed back to it, so a read after a write sees the
  * write. The resource depends only on {@link ClientGateway}.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * What one read pass has fetched (docs/client-reads.md): the entries its pages, its single GETs and
+ * What one read pass has fetched (docs/design/client-reads.md): the entries its pages, its single GETs and
  * the provider's PATCH answers left, ordered by one logical clock; the fields every call asks for;
  * the latest fetch of each page; and the single GETs under way. The read pass
  * (client-read-pass.ts) decides which calls to make and makes them; the ledger records them, so

@@ -1,5 +1,5 @@
 /**
- * One read pass of a tenant's clients (docs/client-reads.md): every client read of one command,
+ * One read pass of a tenant's clients (docs/design/client-reads.md): every client read of one command,
  * batched by one DataLoader, whose batch function fetches the list pages {@link planBatch} chooses
  * and answers each read from the pass's entries or by its own single GET. This module decides when
  * a batch goes and what each read waits for, and makes the calls; what they answered is kept by the
@@ -54,7 +54,7 @@ export interface ClientReadStats {
 /**
  * The client reads of one command against one tenant and credentials.
  *
- * Cost (docs/client-reads.md, "Bound"): for `N` reads of a tenant of `T` clients,
+ * Cost (docs/design/client-reads.md, "Bound"): for `N` reads of a tenant of `T` clients,
  * `P = ceil(T/100)`, at most `2 * min(N, P) + 1` calls when every read asks for the same fields
  * and nothing else writes to the tenant meanwhile; about `P` when most reads arrive together.
  * Beyond that, each bounded: one single GET per client absent from a complete listing, one page
@@ -133,7 +133,7 @@ export class ClientReadPass<C> {
    * without the wait every read of a refresh or an adoption would be a batch of one, and the pass
    * would rent its whole single-GET budget before it saw how many reads were coming. Once the pass
    * lists every page there is no such choice left, so a batch goes at the next turn and each of
-   * its reads waits only for the page that holds its client (docs/client-reads.md, "Batches").
+   * its reads waits only for the page that holds its client (docs/design/client-reads.md, "Batches").
    */
   private schedule(dispatch: () => void): void {
     if (this.listing && !this.pagesFailed) {
@@ -148,7 +148,7 @@ export class ClientReadPass<C> {
     // A batch decided again without a call under way comes back here at once, in microtasks
     // where no timer (no deadline) can run: `readBatch` decides a read again only after a call
     // it waited for, or after page 0 left the pass a total or its pages failed, so that happens
-    // at most once per read (docs/client-reads.md, "Pages that are not pages").
+    // at most once per read (docs/design/client-reads.md, "Pages that are not pages").
     void settled().then(dispatch);
   }
 
@@ -294,7 +294,7 @@ export class ClientReadPass<C> {
    * for every field of the pass. Never rejects: a failed page makes the pass read singly, and
    * each read then reports its own failure, if any, under its own name. A page that is not one
    * ({@link listPageProblem}: no `total`, no `clients` array) has failed, whatever the transport
-   * made of it (docs/client-reads.md, "Pages that are not pages").
+   * made of it (docs/design/client-reads.md, "Pages that are not pages").
    */
   private fetchPage(page: number, fields: ReadonlySet<string>, context: C): Promise<void> {
     const latest = this.ledger.pageFetch(page, fields);

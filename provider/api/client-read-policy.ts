@@ -1,5 +1,5 @@
 /**
- * The vocabulary and the pure decisions of client reads (docs/client-reads.md): what a read
+ * The vocabulary and the pure decisions of client reads (docs/design/client-reads.md): what a read
  * answers, the two calls a read pass makes, and the rules that choose, per batch of reads, between
  * single GETs and list pages. The read pass (client-read-pass.ts) only carries out what
  * {@link planBatch} decides.
@@ -48,7 +48,7 @@ export interface ClientReadTransport<C> {
   ): Promise<ClientListPage>;
   /**
    * How many more calls could leave now without waiting for the tenant's rate limiter, at most
-   * `upTo`: a pass rents no more single GETs at once (docs/client-reads.md, "Rentals").
+   * `upTo`: a pass rents no more single GETs at once (docs/design/client-reads.md, "Rentals").
    */
   turnsNow(upTo: number): number;
 }
@@ -57,7 +57,7 @@ export interface ClientReadTransport<C> {
  * What a list page's body lacks to be read as a {@link ClientListPage}, worded to follow
  * "answered without" (`a finite numeric \`total\``), or `undefined` when it is one. A tenant we did
  * not write, or a proxy in front of it, may answer a page without `total` or with something other
- * than an array of clients; such a page is a failed page (docs/client-reads.md, "Pages that are
+ * than an array of clients; such a page is a failed page (docs/design/client-reads.md, "Pages that are
  * not pages"), since a pass that trusted it could neither count the tenant's pages nor store its
  * clients.
  */
@@ -90,7 +90,7 @@ export function pageCountOf(total: number): number {
  * How many single GETs a pass may spend on clients not found in the pages fetched so far before
  * listing the remaining pages instead: `max(0, P - 2)` for a tenant of `P` pages. With page 0
  * fetched first, this keeps every pass within `2 * min(N, P) + 1` calls for `N` reads
- * (docs/client-reads.md, "Bound"). Any budget from `P - 3` to `P + 1` meets that bound; `P - 2` is
+ * (docs/design/client-reads.md, "Bound"). Any budget from `P - 3` to `P + 1` meets that bound; `P - 2` is
  * the largest that reads 200 of 210 clients one at a time in 4 calls. `P <= 2` gives 0: the first
  * miss lists the rest.
  *
@@ -153,7 +153,7 @@ export function pickFields(client: WireClient, fields: ReadonlySet<string>): Wir
  * - `answered`: an entry holds every field it asks for (absence included);
  * - `refetch`: its client is on page `page`, fetched without some of its fields;
  * - `single`: only a single GET answers it: its client was remembered, forgotten or read singly,
- *   or is on no page of a complete listing (docs/client-reads.md, "Calls outside the bound");
+ *   or is on no page of a complete listing (docs/design/client-reads.md, "Calls outside the bound");
  * - `miss`: its client is on none of the pages fetched so far.
  */
 export type ReadStanding =
@@ -224,7 +224,7 @@ export interface BatchPlan {
  * decided with what those reads tell. With no turn free and no call under way, one miss is rented
  * anyway: some call must be under way for the next batch to come. Every miss still counts towards
  * listing, deferred or not, so the decision to list comes no later than without deferring, and
- * the bound holds (docs/client-reads.md, "Rentals").
+ * the bound holds (docs/design/client-reads.md, "Rentals").
  */
 export function planBatch(
   reads: ReadonlyArray<{ readonly id: string; readonly standing: ReadStanding }>,

@@ -140,7 +140,7 @@ export class TenantApiClient {
 
   /**
    * The scopes the credentials' token grants ({@link tokenScopes}), for a preview that must know
-   * whether they may see key material (docs/decisions.md, "Key material"); undefined when they
+   * whether they may see key material (docs/design/decisions.md, "Key material"); undefined when they
    * cannot be read: an opaque token, or no token could be had (the operation that needs one will
    * say why). Takes the cached token, or makes the one token request every call would share.
    */

@@ -82,7 +82,7 @@ interface ServerWait {
 }
 
 /**
- * The wait a 429 asks for (docs/decisions.md, "A tenant we did not write"): its `Retry-After`, in
+ * The wait a 429 asks for (docs/design/decisions.md, "A tenant we did not write"): its `Retry-After`, in
  * seconds or as an HTTP date, else its `x-ratelimit-reset`; a date or a reset is read against the
  * answer's own `Date` when it has one (the tenant's clock), else against ours. An empty or
  * malformed `Retry-After` says nothing (it is not "no wait"); undefined when nothing is said.

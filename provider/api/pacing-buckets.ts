@@ -1,5 +1,5 @@
 /**
- * Which of the tenant's buckets paces a request (docs/decisions.md, "A tenant we did not write"):
+ * Which of the tenant's buckets paces a request (docs/design/decisions.md, "A tenant we did not write"):
  * a platform may give an endpoint group a bucket of its own ("each endpoint is configured with a
  * bucket"), whose figures its answers carry while every other answer carries the global bucket's.
  * Requests are grouped by method and route ({@link routeGroup}); every group starts in the shared

@@ -1,5 +1,5 @@
 /**
- * What one answer may teach the pacing model, and no more (docs/decisions.md, "A tenant we did
+ * What one answer may teach the pacing model, and no more (docs/design/decisions.md, "A tenant we did
  * not write"): the tenant's clock against ours (from its `Date`), which of its rate-limit figures
  * are sane, and the bounds they give of the refill rate. Pure; `pacing.ts` keeps what these
  * return in its state and decides nothing here.

@@ -1,7 +1,7 @@
 /**
  * The wording of what the limiter tells the run, in one place: the pure step of `pacing.ts` decides
  * when to tell and what (requests held long, and by what; a budget that gave way to a more polite
- * one: docs/decisions.md, "Sharing the rate limit") and returns it as data; the limiter says it to
+ * one: docs/design/decisions.md, "Sharing the rate limit") and returns it as data; the limiter says it to
  * the user in these words, naming the settings as the user gave them ({@link BudgetNames}).
  *
  * @module

@@ -1,7 +1,7 @@
 /**
  * The pacing of one process's requests to one tenant, whole and pure: the budget the user sets,
  * the state the limiter keeps, the one step that turns an event into a new state and what to do,
- * and the rules that step applies (docs/decisions.md, "Sharing the rate limit"). The limiter
+ * and the rules that step applies (docs/design/decisions.md, "Sharing the rate limit"). The limiter
  * (`rate-limiter.ts`) keeps the queue and the timer and calls {@link paceStep} once per event (a
  * request wants to go, an answer came back, the timer it asked for fired, the budget changed, the
  * run ends), the way a resource's plan says what to send, remember and report; nothing here calls
@@ -47,7 +47,7 @@ export interface PacingBudget {
 }
 
 /**
- * A quarter of the bucket (docs/decisions.md, "Sharing the rate limit"): 5 tokens of the bucket of
+ * A quarter of the bucket (docs/design/decisions.md, "Sharing the rate limit"): 5 tokens of the bucket of
  * 20 that a tenant at 10 requests/s has, 13 of an enterprise bucket of 50, 3 of a bucket of 10,
  * so a production back end's burst of a few requests always finds tokens, and several runs that
  * each overshoot by a request or two still leave some. It costs a run a quarter of the first
@@ -294,7 +294,7 @@ export function paceStep(
 /**
  * How many more requests could leave at `at` without waiting, after the `waiting` ones queued
  * before them, at most `upTo`: what a caller that can still choose between calls (the read pass,
- * choosing between single GETs and list pages, docs/client-reads.md "Rentals") may send now
+ * choosing between single GETs and list pages, docs/design/client-reads.md "Rentals") may send now
  * rather than commit to a wait. The step run on a probe of `upTo` more waiters; the state it would
  * make is dropped.
  */
@@ -495,7 +495,7 @@ interface ReadFigures {
 }
 
 /**
- * Reads an answer's figures as no single answer can fool them (docs/decisions.md, "A tenant we
+ * Reads an answer's figures as no single answer can fool them (docs/design/decisions.md, "A tenant we
  * did not write"): the tenant's clock from its `Date`; a limit below 1 or absurd, a remaining
  * outside the bucket, a reset no bucket can mean, are ignored with the previous model kept; a
  * limit other than the one held counts once a second answer says it too (the bucket changed:
@@ -721,7 +721,7 @@ export interface BucketView {
 }
 
 /**
- * Why a request waits, as the run is told (docs/decisions.md, "Sharing the rate limit"):
+ * Why a request waits, as the run is told (docs/design/decisions.md, "Sharing the rate limit"):
  * - `rate`: the tenant's rate, this run's own requests having taken the bucket down (a queue
  *   longer than the bucket drains at the tenant's rate, whatever the reserve);
  * - `others`: the tenant's other callers, whose use the answers showed, took the tokens;
@@ -785,7 +785,7 @@ export function decideStart(view: BucketView, budget: PacingBudget, now: number)
  * the tenant's rate (this run took the tokens). With a token: the reserve, unless this run's own
  * request took the bucket down to it less than a token's refill ago and nobody else was seen: then
  * the queue is draining at the tenant's rate, which it would do without a reserve too (a reserve
- * costs its tokens' refill once, at the first burst, not a share of the rate: docs/decisions.md,
+ * costs its tokens' refill once, at the first burst, not a share of the rate: docs/design/decisions.md,
  * "Sharing the rate limit"), so the rate holds it. `--rate-limit-reserve 0` at 2 requests/s
  * was told "its bucket was empty: a 429, or other callers", with neither.
  */
@@ -804,7 +804,7 @@ function bucketCause(view: BucketView, now: number): HeldBy {
  * the reserve or was a 429 (another caller took more than this run counted on). Without a reserve
  * the window is unlimited, as the provider paced before the reserve existed. (Growing by one a
  * round trip once an answer fell, as TCP does, was tried for fairness among runs and gave mixed
- * figures: docs/decisions.md, "Sharing the rate limit".)
+ * figures: docs/design/decisions.md, "Sharing the rate limit".)
  *
  * @internal
  */
@@ -880,7 +880,7 @@ const OTHERS_SPAN_MS = 2000;
 /**
  * The shortest span {@link othersRate} reads: half a second, so that runs which start together
  * see each other within their first burst (with a second, three runs at once took the bucket to
- * 0.4 token in test/rate-limiter.test.ts's simulation; docs/decisions.md, "Sharing the rate
+ * 0.4 token in test/rate-limiter.test.ts's simulation; docs/design/decisions.md, "Sharing the rate
  * limit"). Its rounding is coarser (up to 4 requests/s), which only makes the first estimates
  * cautious or bold for the second and a half until the span is whole; {@link othersInFlight}
  * does not rely on them alone.
@@ -916,14 +916,14 @@ function othersTakeNothing(others: number, rate: number): boolean {
 /**
  * How many runs like this one a run counts on having requests out at once, beside it: with
  * three, three runs at once kept the bucket at the reserve less production's burst at 0 to
- * 150 ms each way in the simulation; with two, they took it to 0 (docs/decisions.md, "Sharing
+ * 150 ms each way in the simulation; with two, they took it to 0 (docs/design/decisions.md, "Sharing
  * the rate limit").
  */
 const RUNS_ALIKE = 3;
 
 /**
  * The fewest of the other callers' requests counted on their way while they take anything: three.
- * With the refill counted at the tenant's whole rate (docs/decisions.md, "Sharing the rate limit",
+ * With the refill counted at the tenant's whole rate (docs/design/decisions.md, "Sharing the rate limit",
  * fairness), three runs at once on loopback beside production reading in bursts of 3 took the
  * bucket to 1.07 tokens with one counted, 2.04 with two and 2.06 with three; beside production in
  * bursts of 6, two gave the runs 44 429s of their own, three none.

@@ -21,7 +21,7 @@ export interface RateLimitHeaders {
  * One header's number. A proxy may join a repeated header into one (`10, 10`), or hand it on as a
  * list: copies that all say the same number are read as that number; copies that differ, an
  * empty value and anything but a plain decimal number (`0x10`, `1e3`, `Infinity`) are undefined,
- * so the model keeps what it had (docs/decisions.md, "A tenant we did not write").
+ * so the model keeps what it had (docs/design/decisions.md, "A tenant we did not write").
  */
 export function headerNumber(raw: unknown): number | undefined {
   const copies = Array.isArray(raw)

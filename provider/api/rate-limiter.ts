@@ -18,7 +18,7 @@
  * from below: never faster than the tenant allows, and within a few percent of it after a few
  * dozen answers from a drained bucket. A tenant we did not write may keep another clock or round
  * its reset down: the bounds are then read by its `Date`, capped by upper bounds and by the limit
- * a second, and no single answer can fool them (`pacing-figures.ts`; docs/decisions.md, "A tenant
+ * a second, and no single answer can fool them (`pacing-figures.ts`; docs/design/decisions.md, "A tenant
  * we did not write"). Each of the tenant's buckets (an endpoint group may have its own) is paced by
  * a model of its own (`pacing-buckets.ts`). `now` is when the request was let out, not when its answer came
  * back: the server counted it in between, so the bound stays a lower bound however late the answer is read (a provider busy
@@ -66,6 +66,8 @@ export interface RateLimiterState {
   readonly window: number;
   readonly queued: number;
   readonly budget: PacingBudget;
+  /** How the run's user spells the budget's settings (the limiter's {@link RateLimiterOptions.budgetNames}). */
+  readonly budgetNames?: BudgetNames;
 }
 
 /** Options, mostly for tests: the clock, the slowest rate, the first answer's concurrency. */
@@ -74,7 +76,7 @@ export interface RateLimiterOptions {
   readonly now?: () => number;
   /**
    * The slowest rate the tenant can have, known before any answer: 2/s, the platform's slowest
-   * plan (docs/decisions.md, "Pacing and retries"). Learned bounds below it are ignored; with a bucket of 2,
+   * plan (docs/design/decisions.md, "Pacing and retries"). Learned bounds below it are ignored; with a bucket of 2,
    * one answer's bound can be half the true rate.
    */
   readonly minimumRate?: number;
@@ -287,6 +289,7 @@ export class TenantRateLimiter {
   private readonly now: () => number;
   /** Says a report of the pacing step in words, naming the settings as the run's user spells them. */
   private readonly report: ((told: PacingReport) => void) | undefined;
+  private readonly budgetNames: BudgetNames;
   private readonly start: Parameters<typeof initialPacingState>[0];
   private readonly pacers = new Map<string, BucketPacer>();
   private routes: Routes = NO_ROUTES;
@@ -297,6 +300,7 @@ export class TenantRateLimiter {
     this.now = options.now ?? Date.now;
     const { report } = options;
     const names = options.budgetNames ?? STACK_BUDGET_NAMES;
+    this.budgetNames = names;
     this.report =
       report === undefined ? undefined : (told) => report(describePacingReport(told, names));
     this.budget = options.budget ?? DEFAULT_PACING_BUDGET;
@@ -382,7 +386,7 @@ export class TenantRateLimiter {
 
   /** The model of the bucket that paces `group` as it stands, for tests and the benchmark report. */
   state(group = SHARED_BUCKET): RateLimiterState {
-    return this.pacer(bucketOf(this.routes, group)).state();
+    return { ...this.pacer(bucketOf(this.routes, group)).state(), budgetNames: this.budgetNames };
   }
 
   /** The bucket whose model holds `limit`, if any. */

@@ -2,7 +2,7 @@
  * What the process keeps per tenant, in one place: Pulumi runs every dynamic resource of a stack
  * in one provider host process, so this is where the resources come to share one rate limiter per
  * tenant, one API client (with its token cache) per tenant and credentials, and one client read
- * pass per API client. Nothing here is shared between two tenants (docs/decisions.md,
+ * pass per API client. Nothing here is shared between two tenants (docs/design/decisions.md,
  * "Several tenants").
  *
  * @module

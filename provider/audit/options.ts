@@ -50,7 +50,7 @@ export interface AuditOptions {
 /** `--help`. */
 export const USAGE = `Usage: pulumi-tenant audit [options]
 
-Judges every client of the tenant by the policy pack's rules (docs/policy.md), live with
+Judges every client of the tenant by the policy pack's rules (docs/design/policy.md), live with
 read-only credentials or from a seed that pulumi-tenant snapshot wrote, and reports the findings.
 Exits 0 with no mandatory finding, 1 with one, 2 for a wrong command line or input file, 3 when
 the tenant cannot be read.

@@ -1,6 +1,6 @@
 /**
  * The rules' configuration for `pulumi-tenant audit --config FILE`: the same JSON file a team
- * passes to `pulumi preview --policy-pack-config` (docs/policy.md, "Configuring a rule"), read
+ * passes to `pulumi preview --policy-pack-config` (docs/design/policy.md, "Configuring a rule"), read
  * the way Pulumi reads it for this pack. Each key is a rule's name (or `all`), each value an
  * enforcement level or an object with `enforcementLevel` and the rule's config members.
  *

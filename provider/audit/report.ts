@@ -112,7 +112,7 @@ export function exitStatusOfReport(report: AuditReport, failOn: FindingLevel): n
 const JSON_REPORT_VERSION = 1;
 
 /**
- * The JSON report (docs/policy.md, "The JSON report"): the shape a program reads and diffs.
+ * The JSON report (docs/design/policy.md, "The JSON report"): the shape a program reads and diffs.
  *
  * @internal
  */

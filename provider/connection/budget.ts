@@ -1,5 +1,5 @@
 /**
- * The pacing budget of a connection (docs/decisions.md, "Sharing the rate limit"): how much of
+ * The pacing budget of a connection (docs/design/decisions.md, "Sharing the rate limit"): how much of
  * the tenant's shared rate limit a run leaves to the tenant's other callers, and the ceiling on its
  * own rate. Given, like the rest of a connection, as stack config (`tenant:rateLimitReserve`), its
  * environment fallback, a resource's `tenant` input, a plugin provider's input, or a command's

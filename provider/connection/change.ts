@@ -1,7 +1,7 @@
 /**
  * The `tenant` input's part in every resource's decisions, as pure functions: what a change of
  * the connection means for diff, and how the outputs carry it. The reasons are in
- * docs/decisions.md, "Several tenants".
+ * docs/design/decisions.md, "Several tenants".
  *
  * @module
  */
@@ -101,7 +101,7 @@ export interface OwnDiff {
 
 /**
  * The order in which a resource that moves to another tenant is replaced, each resource's choice
- * (docs/decisions.md, "Several tenants"):
+ * (docs/design/decisions.md, "Several tenants"):
  * - `restore-old-first`: the old tenant's object is put back (delete) before the new tenant's is
  *   changed (create), for resources whose delete restores what they changed;
  * - `create-new-first`: Pulumi's default, for a resource whose delete only deletes.

@@ -39,7 +39,7 @@ export type Credentials =
       readonly alg: ClientAssertionAlg;
       readonly audience: string;
       readonly tokenUrl: string;
-      /** The assertion's `aud`: the tenant, `${origin}/` (docs/platform.md, "Client assertions"). */
+      /** The assertion's `aud`: the tenant, `${origin}/` (docs/design/platform.md, "Client assertions"). */
       readonly assertionAudience: string;
       /** The names of the key and algorithm settings, for the sentence of a refused assertion. */
       readonly settings: { readonly key: string; readonly alg: string };
@@ -308,7 +308,7 @@ function credentialsOf(
   const [method, second] = methods;
   if (second !== undefined) {
     // At a credential, not at the whole connection: a check failure never sits on a value that
-    // holds a secret (docs/decisions.md).
+    // holds a secret (docs/design/decisions.md).
     problems.push({
       setting: second,
       message:

@@ -4,7 +4,7 @@ import { CLIENT_ASSERTION_ALGS } from "../api/client-assertion.js";
 /**
  * The `tenant` input every resource accepts: which tenant to reach and with which credentials,
  * instead of the stack config (`tenant:domain`, ...). One program can so manage several tenants
- * (docs/decisions.md, "Several tenants").
+ * (docs/design/decisions.md, "Several tenants").
  *
  * The members mean what the stack config keys of the same names mean
  * (docs/installation-configuration.md, "Configuration reference").
@@ -93,7 +93,7 @@ export const TENANT_KEY = "tenant";
  * The output that records the stack config's connection a resource without a `tenant` input was
  * made or last updated with, credentials included (a secret output: `SECRET_OUTPUTS`): the engine
  * configures the provider with the current stack config only, so once the stack config names
- * another tenant this copy is all that still reaches the old one (docs/decisions.md, "A move of
+ * another tenant this copy is all that still reaches the old one (docs/design/decisions.md, "A move of
  * the stack config's tenant", and `change.ts`).
  */
 export const STACK_TENANT_KEY = "stackConfigTenant";

@@ -23,7 +23,7 @@ interface ImportEntry {
 /**
  * `import.json` for `plan`, the push provider selection's id being the tenant's `host` (the id
  * the plugin gives it). The clients are imported with the fields the plugin adopts by default
- * (docs/plugin.md, "Import"), whatever `--fields` chose for the TypeScript program.
+ * (docs/design/plugin.md, "Import"), whatever `--fields` chose for the TypeScript program.
  */
 export function renderImportFile(plan: ProgramPlan, host: string): string {
   const resources: ImportEntry[] = [];

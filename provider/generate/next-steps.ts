@@ -11,7 +11,7 @@
  * `--parallel` for an adoption: Pulumi's largest value, which it takes as no limit (one worker
  * that starts every step at once). Every read then reaches the provider at once, so it lists the
  * tenant rather than reading clients one by one, and each resource is adopted as soon as the page
- * holding its client is in (docs/client-reads.md, "Batches"). The tenant's rate limit still paces
+ * holding its client is in (docs/design/client-reads.md, "Batches"). The tenant's rate limit still paces
  * every call, so the tenant sees no more than under any other `--parallel`.
  *
  * @internal

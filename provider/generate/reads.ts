@@ -3,7 +3,7 @@
  * tenant's pace learned from its rate-limit headers, retries of 429, 5xx and lost connections,
  * a timeout per attempt): the push provider, and the clients, either every page of the list or
  * the named ones through the tenant's client read pass, which chooses between single GETs and pages
- * (docs/client-reads.md). Only `read:clients` and `read:guardian_factors` are needed.
+ * (docs/design/client-reads.md). Only `read:clients` and `read:guardian_factors` are needed.
  *
  * @module
  */
@@ -97,7 +97,7 @@ async function listAll(
 
 /**
  * The named clients, through the tenant's read pass: a few ids cost a few single GETs, many ids the
- * list pages (docs/client-reads.md). Every id is confirmed: an id the tenant does not know fails
+ * list pages (docs/design/client-reads.md). Every id is confirmed: an id the tenant does not know fails
  * the command, naming every such id.
  *
  * @throws {UnknownClientError} when some id answered 404.
@@ -115,13 +115,13 @@ async function readIds(
   return answers.filter((client): client is WireClient => client !== undefined);
 }
 
-/** Event streams asked for per page: the most the local tenant's list answers (docs/local-tenant.md). */
+/** Event streams asked for per page: the most the local tenant's list answers (docs/design/local-tenant.md). */
 const EVENT_STREAMS_PER_PAGE = 100;
 
 /**
  * Every event stream id, page by page through `GET /event-streams` (`take`, and `from` the
  * checkpoint each page names as `next`). The spec has no list; its shape is the one
- * docs/local-tenant.md ("Event stream list") documents. Only `read:event_streams` is needed.
+ * docs/design/local-tenant.md ("Event stream list") documents. Only `read:event_streams` is needed.
  */
 export async function readEventStreamIds(settings: TenantSettings): Promise<string[]> {
   const { api, context } = connect(settings);

@@ -1,6 +1,6 @@
 /**
  * Which clients a generated program adopts when no ids are named: every client of the tenant, but
- * not the global client (the legacy all-applications client, docs/platform.md) nor the client whose
+ * not the global client (the legacy all-applications client, docs/design/platform.md) nor the client whose
  * credentials run the command, unless asked for. A program managing the credentials' own client
  * could lock itself out with one edit.
  *

@@ -117,7 +117,7 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
 }
 
 /**
- * The error an injected fault answers with (docs/local-tenant.md), in the shape of the area it
+ * The error an injected fault answers with (docs/design/local-tenant.md), in the shape of the area it
  * hits: the OAuth shape on the token route, the API's elsewhere.
  */
 function injectedFaultError(
@@ -262,7 +262,7 @@ function answerError(
 
 /**
  * A request no route matched: 501 naming it for a management route the local tenant does not
- * serve, 404 for a path outside the API or a method a served route lacks (docs/local-tenant.md).
+ * serve, 404 for a path outside the API or a method a served route lacks (docs/design/local-tenant.md).
  */
 function answerNotFound(request: FastifyRequest, reply: FastifyReply): void {
   const path = pathOf(request.url);

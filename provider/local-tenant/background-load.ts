@@ -1,8 +1,8 @@
 /**
- * Background load: the other callers of the tenant (docs/local-tenant.md, "Background load").
+ * Background load: the other callers of the tenant (docs/design/local-tenant.md, "Background load").
  *
  * The platform's rate-limit bucket is one per tenant, shared with the customer's own back ends
- * (docs/local-tenant.md, "Rate limit"). To show what a
+ * (docs/design/local-tenant.md, "Rate limit"). To show what a
  * deployment does to them, the local tenant can play such a back end: `rate` reads a second, sent
  * `burst` at a time, each taking a token from the management API's bucket, and counted apart from
  * the program's requests (`RequestStats.background`).

@@ -2,7 +2,7 @@
  * Clients that log in by private key JWT (RFC 7523), as the platform keeps and checks them: the
  * public keys registered on a client (its `credentials`, as the platform's client credentials API
  * takes them), the ones `client_authentication_methods.private_key_jwt.credentials` names, and the
- * token endpoint's check of a client assertion against them (docs/local-tenant.md, "Private key
+ * token endpoint's check of a client assertion against them (docs/design/local-tenant.md, "Private key
  * JWT"). Verified with `jose`, like the tenant's own access tokens (`auth.ts`).
  *
  * @module
@@ -38,7 +38,7 @@ const ASSERTION_SKEW_SECONDS = 30;
 
 /**
  * The longest an assertion may live (`exp - iat`), and the longest ago its `iat` may be, in
- * seconds (docs/local-tenant.md, "Private key JWT"). An assertion is one token request's worth
+ * seconds (docs/design/local-tenant.md, "Private key JWT"). An assertion is one token request's worth
  * (the provider signs one for 60 seconds); one that lives for years is a stolen credential that
  * never goes stale, and its `jti` would have to be kept as long.
  *

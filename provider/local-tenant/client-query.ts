@@ -4,7 +4,7 @@
  *
  * Every failure is collected, not only the first, and answered as one 400 `invalid_query_string`:
  * `Query validation error: per_page: must be at most 100 (got "101"); foo: unknown parameter`.
- * docs/local-tenant.md ("Client list") lists the choices made where the platform's exact wording is
+ * docs/design/local-tenant.md ("Client list") lists the choices made where the platform's exact wording is
  * unknown.
  */
 

@@ -1,10 +1,10 @@
 /**
  * The stored client: its response shape, the defaults the platform fills in, how a PATCH applies,
- * and the two rules that need the stored client (docs/platform.md, "Rules across fields").
+ * and the two rules that need the stored client (docs/design/platform.md, "Rules across fields").
  *
  * Clients are kept in wire form (the spec's snake_case), exactly as the API answers them. The type
  * deliberately does not restate the fields: the schema module under `provider/schema/` is the one
- * description of them (docs/decisions.md), and it validates every body before it gets here.
+ * description of them (docs/design/decisions.md), and it validates every body before it gets here.
  */
 
 import { isPlainObject } from "../json.js";
@@ -16,11 +16,11 @@ import { CREDENTIALS_FIELD } from "./client-keys.js";
 export interface WireClient {
   /** Identifier of the client (32 letters and digits on the platform). */
   client_id: string;
-  /** Every other field, spelled as on the wire (docs/platform.md, "Client fields" and "Response-only fields"). */
+  /** Every other field, spelled as on the wire (docs/design/platform.md, "Client fields" and "Response-only fields"). */
   [field: string]: unknown;
 }
 
-/** Fields that appear only in a response (docs/platform.md, "Response-only fields"): a PATCH cannot set them. */
+/** Fields that appear only in a response (docs/design/platform.md, "Response-only fields"): a PATCH cannot set them. */
 export const RESPONSE_ONLY_FIELDS: readonly string[] = [
   "client_id",
   "tenant",
@@ -33,7 +33,7 @@ export const RESPONSE_ONLY_FIELDS: readonly string[] = [
   "jwks_uri",
 ];
 
-/** Most properties `client_metadata` may hold (docs/platform.md, "Limits"). */
+/** Most properties `client_metadata` may hold (docs/design/platform.md, "Limits"). */
 const CLIENT_METADATA_MAX_KEYS = 10;
 
 const JWT_CONFIGURATION_DEFAULTS = {
@@ -53,7 +53,7 @@ const REFRESH_TOKEN_DEFAULTS = {
 };
 
 /**
- * Fields the response declares "never null" (docs/platform.md, "Response-only fields"): the request accepts null for them, and
+ * Fields the response declares "never null" (docs/design/platform.md, "Response-only fields"): the request accepts null for them, and
  * the platform then answers the default, so null resets them.
  */
 const NULL_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
@@ -74,7 +74,7 @@ function placeholderSigningKey(tenant: string): Record<string, string> {
 }
 
 /**
- * The defaults of the response shape (docs/platform.md, "Response-only fields"), for a client of
+ * The defaults of the response shape (docs/design/platform.md, "Response-only fields"), for a client of
  * `tenant`. A fresh object each call, so callers may keep it.
  */
 export function clientResponseDefaults(tenant: string): Record<string, unknown> {
@@ -115,7 +115,7 @@ export function clientResponseDefaults(tenant: string): Record<string, unknown> 
 /**
  * Fills the defaults the platform adds inside two objects when a client is created or one of them
  * is replaced by a PATCH. A provider must therefore compare such objects on the keys it declared
- * (docs/platform.md, "How a PATCH applies"); this server reproduces the trap instead of hiding it.
+ * (docs/design/platform.md, "How a PATCH applies"); this server reproduces the trap instead of hiding it.
  */
 function fillNestedDefaults(client: Record<string, unknown>): void {
   const jwt = client.jwt_configuration;
@@ -162,7 +162,7 @@ export function applyClientPatch(stored: WireClient, patch: Record<string, unkno
 }
 
 /**
- * The rules (docs/platform.md, "Rules across fields") that need the stored client, checked against the stored client merged
+ * The rules (docs/design/platform.md, "Rules across fields") that need the stored client, checked against the stored client merged
  * with the PATCH: `third_party_security_mode` cannot change; `post_login_prompt` needs
  * `oidc_conformant`; and `client_metadata` stays within its limit once merged.
  */

@@ -2,7 +2,7 @@
  * `pulumi-tenant local-tenant`: the local tenant for pipelines and shells (`npm run tenant-api`
  * is this command). It parses the flags into the options of {@link startTenantApi} (the one parser
  * of the local tenant's options: `startLocalTenant` takes the same options as an object), prints ONE
- * JSON line on stdout (domain, credentials, seeded ids; docs/local-tenant.md), then serves until
+ * JSON line on stdout (domain, credentials, seeded ids; docs/design/local-tenant.md), then serves until
  * SIGINT or SIGTERM and exits 0; or, given `-- COMMAND`, runs the command against it and exits with
  * the command's status. A wrong command line, a seed or a port it cannot use exit 2
  * (docs/guides/commands.md, "Exit statuses"), each with one line on stderr and nothing started.
@@ -23,7 +23,7 @@ import { startTenantApi, type TenantApi, type TenantApiOptions } from "./server.
 /** `--help`. */
 const USAGE = `Usage: pulumi-tenant local-tenant [options] [-- COMMAND ARGS...]
 
-Starts the local tenant (docs/local-tenant.md), prints one JSON line (domain, credentials,
+Starts the local tenant (docs/design/local-tenant.md), prints one JSON line (domain, credentials,
 seeded ids), and serves until SIGINT or SIGTERM. With -- COMMAND, runs the command instead with
 TENANT_DOMAIN, TENANT_CLIENT_ID and TENANT_CLIENT_SECRET set, stops, and exits with its status.
 
@@ -45,7 +45,7 @@ Options:
   --quirks SPEC            answer as a tenant we did not write may, e.g. clock-offset=-2,
                            reset-down,write-bucket=4/8,per-minute=120,headers-missing-every=5,
                            gateway-every=25,repeated-headers,retry-after=30,pages-without-total
-                           (default none; docs/local-tenant.md)
+                           (default none; docs/design/local-tenant.md)
   --token-ttl SECONDS      lifetime of issued tokens (default 86400)
   --random N               seed of the fault injection's random numbers
   --tls                    serve HTTPS with a generated CA (its file is printed as caFile)
@@ -54,7 +54,7 @@ Options:
 
 /** The line printed on stdout once the server listens; `consoleUrl` first, for a person reading it. */
 export interface CliReadyLine {
-  /** The console: a page that shows the tenant and the requests live (docs/local-tenant.md). */
+  /** The console: a page that shows the tenant and the requests live (docs/design/local-tenant.md). */
   consoleUrl: string;
   /** `${domain}/api/v2`. */
   baseUrl: string;
@@ -268,7 +268,7 @@ export function backgroundSummary(
  * The line written on stderr when the tenant listens beyond loopback (`--host` another address or
  * name), so that nobody leaves it reachable from other machines without knowing; undefined on
  * loopback. Beyond loopback, the management API and the console answer others only with a token,
- * the other control routes not at all (docs/local-tenant.md, "The console").
+ * the other control routes not at all (docs/design/local-tenant.md, "The console").
  *
  * @internal
  */
@@ -315,7 +315,7 @@ function statusOfExit(code: number | null, signal: NodeJS.Signals | null): numbe
  * (the package's environment fallbacks, docs/installation-configuration.md) added to this process's
  * environment, its output passed through, and resolves with its exit status once it is gone
  * ({@link statusOfExit}; 2 when it could not start): one command for a pipeline that starts the
- * tenant, runs the tests against it and stops it (docs/local-tenant.md, "Starting it").
+ * tenant, runs the tests against it and stops it (docs/design/local-tenant.md, "Starting it").
  *
  * SIGINT and SIGTERM sent to this process are passed to the command, and this process waits for
  * it to end: a cancelled CI job must not leave the tests running against a tenant that is gone.

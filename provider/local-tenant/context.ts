@@ -138,7 +138,7 @@ function isPlainControlPath(path: string): boolean {
 
 /**
  * Why a request target is refused before routing, or undefined when it is routed
- * (docs/local-tenant.md, "Who may use it"). The router decodes escapes and takes an absolute-form
+ * (docs/design/local-tenant.md, "Who may use it"). The router decodes escapes and takes an absolute-form
  * target's path, so a guard that read the raw target would see another path than the route that
  * answers: a target must be a path (origin-form), and a path that reaches toward the control
  * routes must be written plainly ({@link isPlainControlPath}). The management API's paths may hold

@@ -1,5 +1,5 @@
 /**
- * The tenant the local tenant API starts with when no seed is given (docs/local-tenant.md "Seed
+ * The tenant the local tenant API starts with when no seed is given (docs/design/local-tenant.md "Seed
  * file format"): data only, with fixed ids so tests can name the client they mean.
  */
 

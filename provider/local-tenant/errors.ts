@@ -1,7 +1,7 @@
 /**
  * Error bodies of the local tenant API.
  *
- * The management API answers every failure with one JSON shape (docs/platform.md); the
+ * The management API answers every failure with one JSON shape (docs/design/platform.md); the
  * authentication API (`/oauth/token`) uses the OAuth 2.0 shape of RFC 6749 section 5.2 instead,
  * as the platform's authentication API does. Both live here so every route answers alike.
  */

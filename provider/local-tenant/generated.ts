@@ -1,7 +1,7 @@
 /**
  * Ids and secrets the local tenant makes up, in the platform's alphabet: random ones for what a
  * seed leaves out, and derived ones for the generated clients of large-tenant benchmarks, which
- * must be the same on every run (docs/local-tenant.md "Seed file format").
+ * must be the same on every run (docs/design/local-tenant.md "Seed file format").
  */
 
 import { createHash, randomInt } from "node:crypto";
@@ -28,7 +28,7 @@ export function newEventStreamId(): string {
 
 /**
  * A new client secret: 64 characters, as on the platform. A seed never holds a live secret, so a
- * confidential client gets a fresh one on every load (docs/local-tenant.md "Seed file format").
+ * confidential client gets a fresh one on every load (docs/design/local-tenant.md "Seed file format").
  */
 export function newClientSecret(): string {
   return randomAlphanumeric(64);

@@ -1,7 +1,7 @@
 /**
  * The local tenant API: a faithful HTTP implementation of the tenant management API's operations
- * used by this project (docs/platform.md), for tests, the demo and the benchmarks. See
- * docs/local-tenant.md for the routes, the command and the seed file format.
+ * used by this project (docs/design/platform.md), for tests, the demo and the benchmarks. See
+ * docs/design/local-tenant.md for the routes, the command and the seed file format.
  */
 
 export { buildApp, type TlsOptions } from "./app.js";

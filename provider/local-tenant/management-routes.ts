@@ -1,5 +1,5 @@
 /**
- * The management API routes (docs/platform.md, "The three operations"): the push provider selection,
+ * The management API routes (docs/design/platform.md, "The three operations"): the push provider selection,
  * client read, list and update, event stream read and delete.
  *
  * Checks run in the platform's order: token (in the onRequest hook), then scope, then the body or
@@ -34,7 +34,7 @@ export const CLIENTS_ROUTE = "/api/v2/clients";
 export const CLIENT_ROUTE = "/api/v2/clients/:id";
 /**
  * Route of the event stream list. The spec has no list; the platform pages it with a checkpoint
- * (`from`, `take`), and this answer's shape is our choice (docs/local-tenant.md, "Event stream
+ * (`from`, `take`), and this answer's shape is our choice (docs/design/local-tenant.md, "Event stream
  * list"), which `pulumi-tenant snapshot` reads.
  */
 export const EVENT_STREAMS_ROUTE = "/api/v2/event-streams";
@@ -56,7 +56,7 @@ const SERVED_ROUTES = [
  * Whether `path` is the path of a route this server serves, whatever the method: a path it does
  * not serve is one of the platform's many other management routes (users, connections, ...),
  * which it answers 501, where a served path with a method it lacks is a 404, as on the platform
- * (docs/local-tenant.md, "Routes").
+ * (docs/design/local-tenant.md, "Routes").
  */
 export function isServedPath(path: string): boolean {
   return SERVED_ROUTES.some((route) => route.test(path));
@@ -188,7 +188,7 @@ export function updateClient(
   return updated;
 }
 
-/** The push provider selection: read and set (docs/platform.md). */
+/** The push provider selection: read and set (docs/design/platform.md). */
 function registerPushProviderRoutes(app: FastifyInstance, store: TenantStore): void {
   app.get(SELECTED_PROVIDER_ROUTE, async (request) => {
     requireScope(principalOf(request), "read:guardian_factors");
@@ -200,7 +200,7 @@ function registerPushProviderRoutes(app: FastifyInstance, store: TenantStore): v
   });
 }
 
-/** The clients: the list, one client, and the PATCH that changes it (docs/platform.md). */
+/** The clients: the list, one client, and the PATCH that changes it (docs/design/platform.md). */
 function registerClientRoutes(app: FastifyInstance, store: TenantStore): void {
   app.get(CLIENTS_ROUTE, async (request) => {
     const principal = principalOf(request);
@@ -233,7 +233,7 @@ function registerClientRoutes(app: FastifyInstance, store: TenantStore): void {
   );
 }
 
-/** The event streams: the list, one stream, and its deletion (docs/platform.md). */
+/** The event streams: the list, one stream, and its deletion (docs/design/platform.md). */
 function registerEventStreamRoutes(app: FastifyInstance, store: TenantStore): void {
   app.get(EVENT_STREAMS_ROUTE, async (request) => {
     requireScope(principalOf(request), "read:event_streams");

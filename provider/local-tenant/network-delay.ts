@@ -1,5 +1,5 @@
 /**
- * A network between the program and the local tenant (docs/local-tenant.md, "A tenant a network
+ * A network between the program and the local tenant (docs/design/local-tenant.md, "A tenant a network
  * away"): a loopback TCP relay in front of the server that holds every chunk of bytes a drawn
  * time on its way in and another on its way out, keeping their order.
  *

@@ -1,6 +1,6 @@
 /**
  * Whom the control routes (`/__tenant-api/…`, the console's included) answer: requests made to the
- * local tenant's own address, and from its own pages (docs/local-tenant.md, "The console").
+ * local tenant's own address, and from its own pages (docs/design/local-tenant.md, "The console").
  *
  * They need no token from loopback, so a page of another site must not reach them through the
  * developer's browser. Two ways are closed here. DNS rebinding: a site's name made to resolve to

@@ -1,5 +1,5 @@
 /**
- * A tenant we did not write (docs/local-tenant.md, "A tenant we did not write"): settings that make
+ * A tenant we did not write (docs/design/local-tenant.md, "A tenant we did not write"): settings that make
  * the local tenant answer as a real platform, or a gateway or proxy in front of it, may, where the
  * local tenant otherwise agrees with the provider's model on everything. Its clock off by some
  * seconds, `x-ratelimit-reset` rounded down, client writes drawing on a bucket of their own, a

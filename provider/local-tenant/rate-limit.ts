@@ -18,7 +18,7 @@ export interface RateLimitOptions {
   /**
    * A per-minute limit beside the per-second one, as the platform publishes some: a second bucket
    * of this many tokens refilled over a minute; a request needs a token of both, and the answer
-   * carries the figures of whichever has fewer left (docs/local-tenant.md, "A tenant we did not
+   * carries the figures of whichever has fewer left (docs/design/local-tenant.md, "A tenant we did not
    * write"). Default none.
    */
   perMinute?: number | undefined;

@@ -1,5 +1,5 @@
 /**
- * What a seed gets where it leaves something out (docs/local-tenant.md "Seed file format"): the
+ * What a seed gets where it leaves something out (docs/design/local-tenant.md "Seed file format"): the
  * tenant's name and push provider, a fresh secret for each confidential client, and the two
  * machine-to-machine clients whose credentials are handed out, with their scopes.
  */
@@ -13,11 +13,11 @@ export const DEFAULT_TENANT = "local-tenant";
 
 /**
  * The push provider selected when a seed names none: the platform's own push service, one of the
- * three selections (docs/platform.md, "Push providers").
+ * three selections (docs/design/platform.md, "Push providers").
  */
 export const DEFAULT_PUSH_PROVIDER: PushProvider = "guardian";
 
-/** Every scope the routes of this server check (docs/platform.md). */
+/** Every scope the routes of this server check (docs/design/platform.md). */
 export const ADMIN_SCOPES: readonly string[] = [
   "read:clients",
   "update:clients",

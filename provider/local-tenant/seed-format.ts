@@ -1,5 +1,5 @@
 /**
- * The seed file format (docs/local-tenant.md "Seed file format"): its members, its version, and
+ * The seed file format (docs/design/local-tenant.md "Seed file format"): its members, its version, and
  * the checks of what a seed holds. Each check returns the problems it finds at their JSON paths
  * from the seed's root instead of throwing, so one load names every problem of a seed at once.
  */
@@ -158,7 +158,7 @@ function describeFailures(failures: readonly PathFailure[], where: string): stri
  * A seeded client as the tenant stores it (the response fields it leaves out filled with the
  * platform's defaults), and the problem at `where` if the API would refuse it: seeds go through
  * the same schema as PATCH bodies and the stored-client rules, so the state never holds what the
- * API itself would refuse (docs/local-tenant.md "Seed file format").
+ * API itself would refuse (docs/design/local-tenant.md "Seed file format").
  */
 export function storedSeedClient(
   seedClient: SeedClient,

@@ -1,7 +1,7 @@
 /**
  * The tenant the server starts with: a built-in default, or a JSON seed file (`--seed FILE`),
  * hand-written or taken by `pulumi-tenant snapshot`. The format, its version and what a snapshot
- * leaves out are documented in docs/local-tenant.md ("Seed file format"). This file loads a seed;
+ * leaves out are documented in docs/design/local-tenant.md ("Seed file format"). This file loads a seed;
  * the format and its checks, the defaults, the generated ids and the default tenant each have
  * their own file, and are handed on from here as the seed's one face.
  */

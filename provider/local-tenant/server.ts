@@ -52,14 +52,14 @@ export interface TenantApiOptions {
   rateLimit?: RateLimitOptions | null | undefined;
   /**
    * The tenant's other callers: `rate` reads a second taking tokens from the management API's
-   * bucket, `burst` at a time (docs/local-tenant.md, "Background load"); default none.
+   * bucket, `burst` at a time (docs/design/local-tenant.md, "Background load"); default none.
    */
   backgroundLoad?: BackgroundLoadOptions | null | undefined;
   /**
    * A tenant a network away: every request is held `minMs` to `maxMs` (one draw per chunk) on its
    * way in and every answer as long on its way out, by a relay in front of the server, so that an
    * answer's rate-limit headers are a round trip old when read; the background load's requests
-   * come in through the same delay (docs/local-tenant.md, "A tenant a network away"). Loopback
+   * come in through the same delay (docs/design/local-tenant.md, "A tenant a network away"). Loopback
    * only. Default none.
    */
   networkDelay?: NetworkDelayOptions | null | undefined;
@@ -69,7 +69,7 @@ export interface TenantApiOptions {
    * Answer as a tenant we did not write may: its clock off, reset rounded down, a write bucket of
    * its own, a per-minute limit, answers without rate-limit headers, a gateway's 502/503, repeated
    * headers, a given `Retry-After`, pages without `total`; as an object or in the CLI syntax
-   * (`clock-offset=-2,gateway-every=25`; docs/local-tenant.md, "A tenant we did not write").
+   * (`clock-offset=-2,gateway-every=25`; docs/design/local-tenant.md, "A tenant we did not write").
    * Default none.
    */
   quirks?: QuirkOptions | string | undefined;
@@ -138,7 +138,7 @@ export interface TenantApi {
   tenant: string;
   /**
    * `${domain}/__tenant-api/console`: the page that shows the tenant and what a program did to
-   * it, live, and edits it as a person would (docs/local-tenant.md, "The console").
+   * it, live, and edits it as a person would (docs/design/local-tenant.md, "The console").
    */
   consoleUrl: string;
   /** Id of the machine-to-machine client granted every scope. */

@@ -1,7 +1,7 @@
 /**
  * `pulumi-tenant snapshot --out tenant-seed.json`: reads a live tenant with read-only credentials
  * (the clients, the push provider, the event stream ids) through `generate`'s reads, so it is paged
- * and paced the same way, and writes a seed the local tenant loads (docs/local-tenant.md, "Seed
+ * and paced the same way, and writes a seed the local tenant loads (docs/design/local-tenant.md, "Seed
  * file format"). No secret and no key material is written: the command never asks for
  * `client_secret` or `encryption_key`, and writes a placeholder where a secret belongs (a
  * confidential client's `client_secret`, an add-on's key), naming each replaced field.
@@ -125,7 +125,7 @@ interface SnapshotReads {
   readonly takenAt: string;
 }
 
-/** Whether a client authenticates with a secret (the seed loader's rule, docs/local-tenant.md). */
+/** Whether a client authenticates with a secret (the seed loader's rule, docs/design/local-tenant.md). */
 function isConfidential(client: WireClient): boolean {
   const method = client.token_endpoint_auth_method;
   return client.app_type === "non_interactive" || (typeof method === "string" && method !== "none");
@@ -133,7 +133,7 @@ function isConfidential(client: WireClient): boolean {
 
 /**
  * A client's fields that the local tenant would refuse, each with why: values the platform holds
- * but no PATCH may set (an empty `organization_discovery_methods`, docs/platform.md "Limits").
+ * but no PATCH may set (an empty `organization_discovery_methods`, docs/design/platform.md "Limits").
  * The seed leaves them out, so that it loads; the command names each.
  */
 function refusedFields(client: SeedClient): Map<string, string> {

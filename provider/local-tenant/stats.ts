@@ -1,7 +1,7 @@
 /**
  * Request counting, so a test can assert how the provider used the API ("preview made 0 API
  * calls", "one PATCH and no PUT"), and, apart, what the tenant's other callers met
- * (docs/local-tenant.md, "Background load"): "the deployment left production without a 429".
+ * (docs/design/local-tenant.md, "Background load"): "the deployment left production without a 429".
  */
 
 /**
@@ -42,7 +42,7 @@ export interface TenantApiStats {
    * The lowest level the management API's bucket reached, in tokens (fractions kept), just after a
    * request of anyone (the program's or the background's) took one; null without a rate limit or
    * before the first request. What a run left production at worst: a run that keeps a reserve of
-   * 5 tokens should leave it near 5 (docs/local-tenant.md, "Background load").
+   * 5 tokens should leave it near 5 (docs/design/local-tenant.md, "Background load").
    */
   bucketLowest: number | null;
 }

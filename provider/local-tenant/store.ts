@@ -9,7 +9,7 @@
 import type { PUSH_PROVIDERS } from "../schema/index.js";
 import type { WireClient } from "./clients.js";
 
-/** The push notification providers (docs/platform.md, "Push providers"), as the schema module lists them. */
+/** The push notification providers (docs/design/platform.md, "Push providers"), as the schema module lists them. */
 export type PushProvider = (typeof PUSH_PROVIDERS)[number];
 
 /** An event stream as stored and answered: its 26-character id and whatever else it holds. */

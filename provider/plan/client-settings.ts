@@ -1,7 +1,7 @@
 /**
  * The decisions of `ClientSettings`, as pure functions: from what the program declares, the stored
  * state and (when needed) the live client, what to PATCH, what to remember as the prior of each
- * owned path (docs/decisions.md, "What a resource owns") and what to report. Nothing here calls the API or Pulumi; the provider (`providers/client-settings.ts`)
+ * owned path (docs/design/decisions.md, "What a resource owns") and what to report. Nothing here calls the API or Pulumi; the provider (`providers/client-settings.ts`)
  * reads and writes through the gateway and hands these results to Pulumi.
  *
  * Inside, everything is in the wire's spelling: the inputs are turned once into a
@@ -53,7 +53,7 @@ import {
 const KEY_OBJECTS = ["encryption_key", "client_authentication_methods"];
 
 /**
- * The scopes that let credentials see {@link KEY_MATERIAL} in an answer (docs/platform.md, "Key
+ * The scopes that let credentials see {@link KEY_MATERIAL} in an answer (docs/design/platform.md, "Key
  * material in answers"); either one is enough.
  */
 const KEY_READ_SCOPES = ["read:client_keys", "read:client_credentials"] as const;
@@ -130,7 +130,7 @@ export function planDiff(declared: DeclaredClient, olds: Props): ClientSettingsD
  * The wire fields to read of the live client: the declared ones, the fields of paths being put
  * back (`removed`), and what the live rules look at (`post_login_prompt` needs
  * `oidc_conformant`, and putting `oidc_conformant` back needs `organization_require_behavior`:
- * docs/platform.md, "Rules across fields"); reading no more keeps the reads cheap.
+ * docs/design/platform.md, "Rules across fields"); reading no more keeps the reads cheap.
  */
 export function fieldsToRead(
   declared: DeclaredClient,
@@ -175,7 +175,7 @@ export function planCreate(declared: DeclaredClient, live: WireFields): ClientSe
 
 /**
  * The update to what the program declares from the stored outputs `olds`: see
- * {@link ClientUpdate} (docs/decisions.md, "What a resource owns").
+ * {@link ClientUpdate} (docs/design/decisions.md, "What a resource owns").
  */
 export function clientUpdate(declared: DeclaredClient, olds: Props): ClientUpdate {
   const before = declaredClient(olds);
@@ -248,7 +248,7 @@ export function keyObjectsAtStake(declared: DeclaredClient, olds?: Props): strin
  * The preview's refusal of key material at stake (`fields`, from {@link keyObjectsAtStake}) that
  * the credentials' token does not let them see: `scopes` are the scopes it grants, and neither
  * `read:client_keys` nor `read:client_credentials` is among them. The refusal `up` makes from the
- * answer (docs/decisions.md, "Key material"), made before anything is sent. Undefined when the
+ * answer (docs/design/decisions.md, "Key material"), made before anything is sent. Undefined when the
  * scopes could not be read (an opaque token, no token): `up` stays the backstop.
  */
 export function unscopedKeysError(
@@ -266,7 +266,7 @@ export function unscopedKeysError(
  * The warnings of putting back `entries` (the priors of paths that left the program, or every
  * prior at delete) on client `clientId`: one sentence per path whose prior is "absent" in a field
  * the API cannot be told has no value (no null, no empty form: `clientSecret`, `appType`,
- * `redirectionPolicy`), which the put-back therefore leaves as it is live (docs/decisions.md,
+ * `redirectionPolicy`), which the put-back therefore leaves as it is live (docs/design/decisions.md,
  * "What a resource owns"). Empty when every put-back can be made.
  */
 export function absencesLeft(clientId: string, entries: readonly PriorEntry[]): string[] {
@@ -296,7 +296,7 @@ export function putBackAtUpdate(declared: DeclaredClient, olds: Props): PriorEnt
 /**
  * Read (refresh): the outputs for the live client; priors kept as they are. Declared key material
  * the answer hides (no key material in it at all) keeps the value the state knows: the tenant
- * does not show it to these credentials, which is not drift (docs/decisions.md, "Key material").
+ * does not show it to these credentials, which is not drift (docs/design/decisions.md, "Key material").
  */
 export function planRead(props: Props, live: WireFields): Props {
   const declared = declaredClient(props);
@@ -591,7 +591,7 @@ function refusePostLoginPrompt(declared: DeclaredClient, live: WireFields): void
 /**
  * The rule a put-back can break on the live client: putting `oidc_conformant` back to a value
  * other than true while the client keeps `organization_require_behavior: "post_login_prompt"`,
- * which the platform would refuse naming the other field (docs/platform.md, "Rules across
+ * which the platform would refuse naming the other field (docs/design/platform.md, "Rules across
  * fields"). Refused before anything is sent, naming the path being put back and its prior.
  */
 function refusePutBackConflicts(

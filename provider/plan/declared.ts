@@ -61,7 +61,7 @@ export interface DeclaredClient {
 
 /**
  * The fields the tenant answers only to credentials with `read:client_keys` (or
- * `read:client_credentials`), whether they are set or not (docs/platform.md, "Key material in
+ * `read:client_credentials`), whether they are set or not (docs/design/platform.md, "Key material in
  * answers"). An answer that holds none of them may be hiding them all.
  */
 export const KEY_MATERIAL: readonly string[] = [
@@ -72,9 +72,9 @@ export const KEY_MATERIAL: readonly string[] = [
 
 /**
  * The fields that accept null in a PATCH but are never null in an answer: the tenant keeps their
- * default instead (docs/platform.md, "Response-only fields"). A declared null is taken
+ * default instead (docs/design/platform.md, "Response-only fields"). A declared null is taken
  * as that default, the form the tenant keeps, so that it is compared (and sent) as the tenant will
- * hold it and never drifts (docs/decisions.md, "The tenant's own forms").
+ * hold it and never drifts (docs/design/decisions.md, "The tenant's own forms").
  */
 const NULL_KEPT_AS: Readonly<Record<string, unknown>> = {
   token_endpoint_auth_method: "none",
@@ -85,7 +85,7 @@ const NULL_KEPT_AS: Readonly<Record<string, unknown>> = {
 
 /**
  * What `props` (the inputs, or the outputs stored for the last ones) declare: the one conversion
- * of what the user wrote into the wire's spelling (docs/platform.md, "Names on the wire"), a
+ * of what the user wrote into the wire's spelling (docs/design/platform.md, "Names on the wire"), a
  * declared null taken in the form the tenant keeps it ({@link NULL_KEPT_AS}).
  */
 export function declaredClient(props: Props): DeclaredClient {

@@ -6,8 +6,8 @@
  * once, live values as the API answered them, prior values as they were remembered. Pure
  * functions only.
  *
- * The platform facts behind them are in docs/platform.md ("How a PATCH applies"), the choices in
- * docs/decisions.md ("Field strategies", "What a resource owns").
+ * The platform facts behind them are in docs/design/platform.md ("How a PATCH applies"), the choices in
+ * docs/design/decisions.md ("Field strategies", "What a resource owns").
  *
  * @module
  */
@@ -35,7 +35,7 @@ export interface FieldStrategy {
   putBack(prior: unknown): unknown;
   /**
    * What a PATCH sends for "no value" in this field, undefined when the API cannot express it
-   * (docs/decisions.md, "What a resource owns"): null for a nullable field, the empty string for
+   * (docs/design/decisions.md, "What a resource owns"): null for a nullable field, the empty string for
    * an `-or-empty` format, an empty object for an object that cannot be null.
    */
   readonly absent: unknown;
@@ -44,7 +44,7 @@ export interface FieldStrategy {
 /**
  * A plain value: compared whole, sent whole, restored whole. A list that may be null but not
  * empty (`emptyListAsNull`) is restored as null when it was empty: the platform takes both to
- * mean "none" but refuses an empty one in a PATCH (docs/platform.md).
+ * mean "none" but refuses an empty one in a PATCH (docs/design/platform.md).
  */
 function valueStrategy(options: { emptyListAsNull: boolean; absent: unknown }): FieldStrategy {
   return {

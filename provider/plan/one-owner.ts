@@ -1,5 +1,5 @@
 /**
- * One owner per path (docs/decisions.md, "One owner per path"): two `ClientSettings` of one run
+ * One owner per path (docs/design/decisions.md, "One owner per path"): two `ClientSettings` of one run
  * that declare the same path of the same client of the same tenant would each remember the other's
  * value as their prior and put back each other's changes, so the second one checked fails. Pure
  * functions: what a resource claims, and whether a claim meets another's.

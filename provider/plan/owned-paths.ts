@@ -1,5 +1,5 @@
 /**
- * What a `ClientSettings` resource owns of its client: the paths it declares (docs/decisions.md,
+ * What a `ClientSettings` resource owns of its client: the paths it declares (docs/design/decisions.md,
  * "What a resource owns"). A path is a list of keys from the client's top level down, in the
  * wire's spelling (`["jwt_configuration", "lifetime_in_seconds"]`): the spelling the plan, the
  * prior values and the API all use, so that a path can be looked up in a live client, a PATCH

@@ -1,7 +1,7 @@
 /**
  * The prior of each path a `ClientSettings` owns (`plan/owned-paths.ts`): what the client held there
  * before the resource managed it, absent included, and how a put-back lays those priors over the
- * live client (docs/decisions.md, "What a resource owns" and "Prior values in the state"). Pure
+ * live client (docs/design/decisions.md, "What a resource owns" and "Prior values in the state"). Pure
  * functions only; every path and value in the wire's spelling.
  *
  * @module
@@ -89,7 +89,7 @@ function withKey(object: Record<string, unknown>, key: string, value: unknown): 
  * held one whole value per top-level field, under the user's field names (values in the wire's
  * spelling, or the user's in 0.1.0, recognised and converted as 0.1.0 did): each owned path's prior
  * is then read inside that value; a map key remembered as null (added by the resource), and a
- * field with no value remembered (the client had none), are absent (docs/decisions.md, "Prior
+ * field with no value remembered (the client had none), are absent (docs/design/decisions.md, "Prior
  * values in the state").
  */
 export function loadPriorPaths(stored: unknown, declared: WireFields): PriorEntry[] {

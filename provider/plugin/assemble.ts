@@ -2,7 +2,7 @@
  * Writes what the plugin needs besides its compiled code, run by `npm run build` after `tsc`:
  * the package schema (`schema.json`, served by `GetSchema` and read by SDK generators) and the
  * launcher script, next to `main.js`, and the same two next to the self-contained bundle that
- * `pulumi-tenant plugin` packs (docs/plugin.md, "How users get the plugin").
+ * `pulumi-tenant plugin` packs (docs/design/plugin.md, "How users get the plugin").
  *
  * @module
  */
@@ -15,7 +15,7 @@ const LAUNCHER = "pulumi-resource-tenant";
 const version = (require("../../../package.json") as { version: string }).version;
 const source = join(__dirname, "..", "..", "..", "provider", "plugin", LAUNCHER);
 // The build setting PULUMI_TENANT_PLUGIN_DOWNLOAD_URL, when set, names where Pulumi downloads the
-// plugin's release tarballs (docs/plugin.md, "The self-contained executables").
+// plugin's release tarballs (docs/design/plugin.md, "The self-contained executables").
 let downloadUrl: string | undefined;
 try {
   downloadUrl = pluginDownloadUrl(process.env);

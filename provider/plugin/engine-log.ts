@@ -1,6 +1,6 @@
 /**
  * The plugin's warnings, sent to the engine's `Log` service so that the CLI shows them as warnings
- * of the run (docs/decisions.md, "What a resource owns"): the engine starts the plugin with its
+ * of the run (docs/design/decisions.md, "What a resource owns"): the engine starts the plugin with its
  * own address as an argument, and serves `Log` there.
  *
  * @module

@@ -1,6 +1,6 @@
 /**
  * `pulumi-resource-tenant`: the provider plugin the engine starts for the `tenant` package
- * (docs/plugin.md). It serves the three resources from the same core as the dynamic resources,
+ * (docs/design/plugin.md). It serves the three resources from the same core as the dynamic resources,
  * prints its port as its first line on stdout (the engine reads it), and logs nothing else there.
  *
  * @module

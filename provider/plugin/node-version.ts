@@ -1,6 +1,6 @@
 /**
  * The oldest Node.js line the plugin runs on: the oldest that `@pulumi/pulumi` and this package
- * still support (docs/plugin.md, "Node.js").
+ * still support (docs/design/plugin.md, "Node.js").
  */
 const OLDEST_NODE_MAJOR = 22;
 

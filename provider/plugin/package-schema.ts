@@ -3,7 +3,7 @@
  * (`schema/kinds.ts`, the connection's schema and the config keys): resources, their inputs and
  * outputs, required inputs, secrets, descriptions, the provider's config, and the language
  * sections the SDK generators read. Nothing here lists a field: a field added to the input schema
- * reaches the plugin, Ajv, the TypeScript types and every SDK alike (docs/plugin.md, "Schema").
+ * reaches the plugin, Ajv, the TypeScript types and every SDK alike (docs/design/plugin.md, "Schema").
  *
  * JSON Schema says more than Pulumi's type system can; the translation keeps what an SDK can use:
  * - `type: [T, "null"]` is T (an SDK leaves out what is null); several types are a `oneOf`;
@@ -231,7 +231,7 @@ function resourceSpec(kind: ResourceKind, collector: TypeCollector): Record<stri
 
 /**
  * The build setting that names where Pulumi downloads the plugin's release tarballs from
- * (docs/plugin.md, "The self-contained executables"): read by `npm run build` into the schema's
+ * (docs/design/plugin.md, "The self-contained executables"): read by `npm run build` into the schema's
  * `pluginDownloadURL`, which the SDKs generated from the schema (and a YAML program's package
  * declaration) carry, so that Pulumi fetches the plugin by itself.
  *
@@ -241,7 +241,7 @@ export const DOWNLOAD_URL_SETTING = "PULUMI_TENANT_PLUGIN_DOWNLOAD_URL";
 
 /**
  * The schemes the plugin may be downloaded from: those of Pulumi's plugin installer but `http:`,
- * from which every user of the SDKs would fetch an executable in clear text (docs/plugin.md,
+ * from which every user of the SDKs would fetch an executable in clear text (docs/design/plugin.md,
  * "`pluginDownloadURL`").
  */
 const DOWNLOAD_SCHEMES = ["https:", "github:", "gitlab:"];

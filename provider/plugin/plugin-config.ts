@@ -1,5 +1,5 @@
 /**
- * How the plugin gets its configuration (docs/plugin.md, "Configuration"): the engine's
+ * How the plugin gets its configuration (docs/design/plugin.md, "Configuration"): the engine's
  * `Configure` call carries the provider's inputs, keyed as the schema's config variables
  * (`domain`, `clientSecret`, ...), secrets still wrapped. These become the same {@link ConfigSource}
  * the dynamic face gets from the stack config, keyed `tenant:domain`, so one resolution

@@ -2,7 +2,7 @@
  * The plugin face: the engine's resource calls, in the engine's values, turned into calls of the
  * one core per resource (`providers/`), and the core's answers turned back. It holds no resource
  * logic: it finds the kind and the name in the URN, unwraps secrets on the way in, and wraps on
- * the way out what must stay secret (docs/plugin.md). The gRPC server (`server.ts`) only moves
+ * the way out what must stay secret (docs/design/plugin.md). The gRPC server (`server.ts`) only moves
  * these values in and out of protobuf.
  *
  * @module

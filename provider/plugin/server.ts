@@ -6,7 +6,7 @@
  * Why not `@pulumi/pulumi/provider`'s `main`: its server answers `Configure` but throws the
  * request away, and answers `CheckConfig` and `DiffConfig` with UNIMPLEMENTED (pulumi#10915,
  * open in every release this package supports), so a plugin on it never learns its
- * configuration. The protocol itself is stable across those releases (docs/plugin.md,
+ * configuration. The protocol itself is stable across those releases (docs/design/plugin.md,
  * "Configuration").
  *
  * @module

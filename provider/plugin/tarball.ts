@@ -1,7 +1,7 @@
 /**
  * `pulumi-tenant plugin --out DIR`: packs the plugin for machines without npm, as
  * `pulumi-resource-tenant-v<version>-<os>-<arch>.tar.gz`, which `pulumi plugin install resource
- * tenant <version> --file <tarball>` installs (docs/plugin.md, "How users get the plugin"). The
+ * tenant <version> --file <tarball>` installs (docs/design/plugin.md, "How users get the plugin"). The
  * tarball holds the launcher, one bundled JavaScript file and the schema: it needs only `node` 22
  * or later, no `node_modules` (the engine copies a plugin folder, and a link into another
  * `node_modules` does not survive that).
@@ -44,7 +44,7 @@ const USAGE = `Usage: pulumi-tenant plugin --out DIR
 
 Writes the provider plugin as DIR/pulumi-resource-tenant-v<version>-<os>-<arch>.tar.gz (DIR
 created if missing), which \`pulumi plugin install resource tenant <version> --file <tarball>\`
-installs on a machine without npm (docs/plugin.md, "How users get the plugin").
+installs on a machine without npm (docs/design/plugin.md, "How users get the plugin").
 
 Options:
   --out DIR               the folder to write the tarball to

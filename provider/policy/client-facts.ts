@@ -2,7 +2,7 @@
  * What the client rules (`client-rules.ts`, `compliance.ts`) read of a declared client beyond one
  * field: whether it is public or confidential, which credentials it holds, and what a field the
  * tenant's answer leaves out holds on the platform.
- * Why each rule exists: docs/policy.md, "The rules".
+ * Why each rule exists: docs/design/policy.md, "The rules".
  *
  * @module
  */
@@ -79,7 +79,7 @@ export function listOf(value: unknown): unknown[] {
  *
  * `clientAuthenticationMethods` is not among them: the tenant leaves it out also for credentials
  * without `read:client_keys`, so its absence says nothing, and the rules that need it judge
- * nothing then (docs/policy.md).
+ * nothing then (docs/design/policy.md).
  */
 export const UNSET_ON_THE_TENANT: Readonly<Partial<Record<ClientSettingsField, unknown>>> = {
   oidcLogout: {},

@@ -4,7 +4,7 @@
  * the login URI. Each names its field, why it matters and the specification it rests on; each
  * skips the tenant's global client (`clientRule`) and, where only a confidential client can act,
  * public ones.
- * Why each is advisory: docs/policy.md, "The rules".
+ * Why each is advisory: docs/design/policy.md, "The rules".
  *
  * @module
  */
@@ -14,7 +14,7 @@ import { profileEnforcesJar, profileEnforcesPar } from "./compliance.js";
 import { clientRule, member, violation } from "./rule-shapes.js";
 import type { TenantRule } from "./rule-types.js";
 
-/** The grants whose tokens a sender constraint binds to the client (docs/policy.md). */
+/** The grants whose tokens a sender constraint binds to the client (docs/design/policy.md). */
 const TOKEN_GRANTS = [
   "authorization_code",
   "refresh_token",
@@ -35,7 +35,7 @@ const LOGIN_APP_TYPES: Readonly<Record<string, string>> = {
 const inWords = (items: readonly string[]): string =>
   items.length < 2 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 
-/** The client rules, in the order docs/policy.md lists them. */
+/** The client rules, in the order docs/design/policy.md lists them. */
 export const CLIENT_RULES: readonly TenantRule[] = [
   clientRule({
     name: "tenant-sender-constrained-tokens",

@@ -3,7 +3,7 @@
  * Profile), as the platform's "Configure FAPI Compliance" table says it enforces them, and the
  * rule that judges a client by its profile. No other scanner judges a client by what it says it
  * wants; why the rule is mandatory, and which row of the table each check rests on:
- * docs/policy.md, "The compliance profile".
+ * docs/design/policy.md, "The compliance profile".
  *
  * The table is read two ways. What the platform enforces whatever the client's settings say (PAR
  * at every level, PKCE with S256) is no finding, here or in the advisory rules, which ask
@@ -22,7 +22,7 @@ import { urlFindings } from "./urls.js";
 
 /**
  * The rows of the platform's table that a client's own settings can make unusable, in our words
- * (docs/policy.md quotes the table). The table's other rows (PAR, PKCE with S256, the checks of a
+ * (docs/design/policy.md quotes the table). The table's other rows (PAR, PKCE with S256, the checks of a
  * request's own contents) hold whatever the client's settings say.
  */
 const ROWS = {
@@ -171,7 +171,7 @@ function breaches(declared: Declared, level: string, profile: Profile): Violatio
     }
   }
   // Not a row of the table: the platform binds tokens only when the client asks it to, and the
-  // profile's own specification requires sender-constrained tokens (docs/policy.md).
+  // profile's own specification requires sender-constrained tokens (docs/design/policy.md).
   if (props.requireProofOfPossession === false) {
     found.push(
       violation(

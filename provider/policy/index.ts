@@ -1,6 +1,6 @@
 /**
  * `pulumi-tenant/policy`: the tenant's security rules as CrossGuard policies, for
- * `pulumi preview --policy-pack` (docs/policy.md).
+ * `pulumi preview --policy-pack` (docs/design/policy.md).
  *
  * ```ts
  * import { PolicyPack } from "@pulumi/policy";
@@ -85,7 +85,7 @@ function policyOf(rule: TenantRule): ResourceValidationPolicy {
 
 /**
  * Every rule of the pack as a CrossGuard `ResourceValidationPolicy`, with its default enforcement
- * level; a team changes a level, or turns a rule off, with `--policy-pack-config` (docs/policy.md),
+ * level; a team changes a level, or turns a rule off, with `--policy-pack-config` (docs/design/policy.md),
  * or builds its own pack from part of this list.
  */
 export function tenantPolicies(): ResourceValidationPolicy[] {

@@ -1,6 +1,6 @@
 /**
  * The pack's stack rule: one owner per path of a client across the ClientSettings of a stack
- * (docs/policy.md, "One owner per path"), the provider's own check (`plan/one-owner.ts`) as a
+ * (docs/design/policy.md, "One owner per path"), the provider's own check (`plan/one-owner.ts`) as a
  * CrossGuard stack policy. A stack policy sees every resource of the one stack being previewed or
  * updated, whichever provider serves it: two resources the provider's check cannot tell apart (of
  * one name under two parents) or that two provider processes check (two explicit providers of

@@ -100,7 +100,7 @@ export function flagRule(
 /**
  * A rule about an application's own settings (the client rules and the compliance profile): it
  * judges every client but the tenant's global client, which holds the tenant's legacy settings,
- * not an application's; auth0-checkmate skips it too (docs/policy.md). The one place a rule says
+ * not an application's; auth0-checkmate skips it too (docs/design/policy.md). The one place a rule says
  * so: its `judge` never sees the global client.
  */
 export function clientRule(rule: TenantRule): TenantRule {

@@ -59,7 +59,7 @@ export interface Declared {
    * Whether the client is the tenant's global client (the legacy all-applications client): known
    * to an audit from the tenant's answer, never at preview, where a program names a client by its
    * id only. The client rules skip it, as auth0-checkmate does (`clientRule` in
-   * `rule-shapes.ts`, docs/policy.md).
+   * `rule-shapes.ts`, docs/design/policy.md).
    */
   readonly global?: boolean;
 }
@@ -80,7 +80,7 @@ export interface TenantRule {
   readonly name: RuleName;
   readonly description: string;
   /**
-   * Why the rule exists and why it has its level, in a few sentences (docs/policy.md, "The
+   * Why the rule exists and why it has its level, in a few sentences (docs/design/policy.md, "The
    * rules"): the help a report shows next to a finding, e.g. a code-scanning dashboard's.
    */
   readonly help: string;

@@ -2,7 +2,7 @@
  * The tenant's security rules, each a pure function of what one ClientSettings declares: the URL,
  * grant, token and flag rules here, the client rules in `client-rules.ts` and the compliance
  * profile in `compliance.ts`, in one list. Why each rule exists and why it is mandatory or
- * advisory: docs/policy.md.
+ * advisory: docs/design/policy.md.
  *
  * A rule judges only what the program declares: a ClientSettings owns some fields of a client, and
  * a field it does not declare is not its business (the platform's value stays whatever it is). A
@@ -38,7 +38,7 @@ const GRANTS_OF_APP_TYPE: Readonly<Record<string, readonly string[]>> = {
   non_interactive: ["client_credentials"],
 };
 
-/** Every rule of the pack, in the order docs/policy.md lists them. */
+/** Every rule of the pack, in the order docs/design/policy.md lists them. */
 export const TENANT_RULES: readonly TenantRule[] = [
   urlRule(
     {

@@ -9,7 +9,7 @@
 import { isLoopbackHost } from "../connection/parse.js";
 import { type ClientSettingsField, clientSettingsSchema } from "../schema/client-settings.js";
 
-/** The formats of the fields that send a user somewhere or let an origin in (docs/policy.md). */
+/** The formats of the fields that send a user somewhere or let an origin in (docs/design/policy.md). */
 const REDIRECT_FORMATS: ReadonlySet<string> = new Set([
   "callback-url",
   "url-with-placeholders",

@@ -50,7 +50,7 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
 
   /**
    * Also starts a new client read pass: the provider host configures once per command, and no
-   * read of this command may be served from what an earlier one fetched (docs/client-reads.md).
+   * read of this command may be served from what an earlier one fetched (docs/design/client-reads.md).
    */
   override configure(req: { readonly config: ConfigSource }): Promise<void> {
     startClientReadPass();
@@ -61,7 +61,7 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
   /**
    * The paths each resource of this command declares, by tenant, client and resource name: every
    * resource of a run is checked in this one process (both faces), so a later check sees the
-   * earlier ones (docs/decisions.md, "One owner per path").
+   * earlier ones (docs/design/decisions.md, "One owner per path").
    */
   readonly #claims = new Map<string, PathClaim>();
 
@@ -186,7 +186,7 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
 
   /**
    * Puts every owned path back to its prior: reads the live client (so that what the resource does
-   * not own is sent as it is now, docs/decisions.md "What a resource owns") and PATCHes what
+   * not own is sent as it is now, docs/design/decisions.md "What a resource owns") and PATCHes what
    * differs. Calls nothing when there is no prior to put back.
    */
   delete(id: string, props: Props): Promise<void> {
@@ -213,7 +213,7 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
  * ({@link unscopedKeysError}), from the scopes of the token the operations of `props`'s tenant
  * use. Asks for no token when nothing is at stake; refuses nothing when the scopes cannot be read,
  * the settings included (a preview may run without credentials): `up` refuses on what the answer
- * holds (docs/decisions.md, "Key material").
+ * holds (docs/design/decisions.md, "Key material").
  */
 async function unscopedKeys(
   declared: DeclaredClient,
@@ -234,7 +234,7 @@ const turns = new Map<string, Promise<void>>();
  * {@link runOperation} for an operation that reads a client and PATCHes it: the operations on one
  * client of one tenant take turns in this process, each reading after the last one's write, since
  * a PATCH carries whole objects with the live values of the paths the resource does not own, and
- * two resources on disjoint paths of one client (docs/decisions.md, "One owner per path") created
+ * two resources on disjoint paths of one client (docs/design/decisions.md, "One owner per path") created
  * in parallel would each send the other's paths as they were before either wrote.
  */
 function runInTurn<T>(on: Target, body: (operation: Operation) => Promise<T>): Promise<T> {
@@ -256,7 +256,7 @@ function runInTurn<T>(on: Target, body: (operation: Operation) => Promise<T>): P
 
 /**
  * Runs the PATCH of `body`; a 400 refusing the priors it puts back (`putBack`) is reported on
- * those paths and their priors, not on a field the program did not touch (docs/decisions.md,
+ * those paths and their priors, not on a field the program did not touch (docs/design/decisions.md,
  * "What a resource owns").
  */
 async function naming<T>(

@@ -25,7 +25,7 @@ export type TenantProvider = Required<
 };
 
 /**
- * What `pulumi import` adopts (docs/plugin.md, "Import"): the resource's id, the inputs a program
+ * What `pulumi import` adopts (docs/design/plugin.md, "Import"): the resource's id, the inputs a program
  * declares to keep it as it is, and the outputs a create with those inputs would have stored.
  */
 export interface Adopted {
@@ -37,7 +37,7 @@ export interface Adopted {
 /**
  * The core of one resource kind, which both faces call: the dynamic provider's methods (the
  * dynamic face, resources/), and `adopt`, which only the plugin face can offer (Pulumi cannot
- * import a dynamic resource: docs/plugin.md).
+ * import a dynamic resource: docs/design/plugin.md).
  */
 export interface TenantResourceCore extends TenantProvider {
   /**

@@ -1,6 +1,6 @@
 /**
  * Warnings of the providers to the person running Pulumi: a sentence about something the program
- * asked for that will not happen as it reads (docs/decisions.md, "What a resource owns"). Each is
+ * asked for that will not happen as it reads (docs/design/decisions.md, "What a resource owns"). Each is
  * said once per process, however often the engine asks the same question (a preview, then the
  * update's own diff).
  *

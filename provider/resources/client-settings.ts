@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Props } from "../json.js";
-// The schema's modules, not its index: a program needs no validator (docs/decisions.md).
+// The schema's modules, not its index: a program needs no validator (docs/design/decisions.md).
 import {
   type ClientSettingsField,
   type ClientSettingsInputs,
@@ -30,7 +30,7 @@ export type ClientSettingsOutputs = {
  * Manages some settings of an existing client (application) of the tenant
  * (`PATCH /clients/{id}`). It owns exactly the paths the program declares: a top-level field, each
  * declared key of an object at any depth (so each key of `clientMetadata`, `addons` and
- * `jwtConfiguration.scopes`), a list as one value (docs/decisions.md, "What a resource owns").
+ * `jwtConfiguration.scopes`), a list as one value (docs/design/decisions.md, "What a resource owns").
  * Every other path is sent as it is live at that moment.
  *
  * - create: reads the client, remembers the current value of every owned path (or that it had

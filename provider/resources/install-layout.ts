@@ -2,7 +2,7 @@
  * Whether the program's install can work at all, asked once, when the program declares its first
  * resource. Pulumi runs every resource's serialized provider in its dynamic-provider host, which
  * starts in the program's folder and loads `@pulumi/pulumi` and this package by name from a
- * `node_modules` folder there or above it (docs/provider-closure.md, "Where the host finds the
+ * `node_modules` folder there or above it (docs/design/provider-closure.md, "Where the host finds the
  * package"). An install without one (Plug'n'Play) would fail later, in the host, with a stack
  * trace; here it fails `pulumi preview` with one sentence that says what to change.
  *

@@ -90,7 +90,7 @@ const SHIM_MODULES: Readonly<Record<ResourceKind, string>> = {
  * object, loaded through the package's name. That identity matters: Pulumi's serializer writes a
  * module's exports object as a `require` of its package path (a few hundred bytes) instead of
  * serializing its functions, and resolving by name gives the same module whether this code runs
- * from the installed package, a linked checkout or the test runner (docs/provider-closure.md).
+ * from the installed package, a linked checkout or the test runner (docs/design/provider-closure.md).
  */
 function shimFor(kind: ResourceKind): TenantProvider {
   return require(SHIM_MODULES[kind]) as TenantProvider;
@@ -116,7 +116,7 @@ export interface PausedStackTraces {
  * resource, one per registered output, to print should the promise leak at exit. A
  * `ClientSettings` registers one output per client field, and under ts-node, how Pulumi runs a
  * TypeScript program, every trace is mapped through source maps: constructing 1,000 resources took
- * 6.2 s with the traces and 0.9 s without (docs/decisions.md, "Stack traces while a resource is
+ * 6.2 s with the traces and 0.9 s without (docs/design/decisions.md, "Stack traces while a resource is
  * constructed"). A leak report still names the promise's context. The resource's source position
  * is unaffected: Pulumi takes that trace with its own limit.
  */

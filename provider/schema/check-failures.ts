@@ -31,7 +31,7 @@ export interface PathFailure {
  *
  * Pulumi prints a failure that names a property with the input of exactly that name, in clear
  * (`property clientSecrett value {...} has a problem`), even a value marked secret, and prints a
- * failure with an empty `property` as the reason alone (docs/decisions.md, "Check failures never
+ * failure with an empty `property` as the reason alone (docs/design/decisions.md, "Check failures never
  * sit on a value that holds a secret"). So a failure whose path is a top-level input that may hold
  * a secret (a sensitive one, one with a sensitive member, one the schema does not know) names no
  * property, and its reason starts with the path (`clientSecrett: is not a known property`). A

@@ -18,7 +18,7 @@ const emptyAddon = {
 /**
  * The fields of every addon member named for a third-party product, with their types: the union of
  * addon field sets the platform documents (strings unless a type is given). The product names
- * themselves are not documented (docs/platform.md, "Client fields"), so any member other than `samlp`, `wsfed`, `oag` and `sso_integration` must be an
+ * themselves are not documented (docs/design/platform.md, "Client fields"), so any member other than `samlp`, `wsfed`, `oag` and `sso_integration` must be an
  * object made of these fields.
  */
 const productAddonSchema = {

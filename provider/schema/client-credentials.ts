@@ -1,5 +1,5 @@
 /**
- * The nested object shapes of a client that hold keys and credentials (docs/platform.md, "Client
+ * The nested object shapes of a client that hold keys and credentials (docs/design/platform.md, "Client
  * fields"), in the user's camelCase; closed like the other nested shapes (`client-nested.ts`).
  *
  * @module

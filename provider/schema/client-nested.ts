@@ -1,5 +1,5 @@
 /**
- * The nested object shapes of a client (docs/platform.md, "Client fields"), written in the user's
+ * The nested object shapes of a client (docs/design/platform.md, "Client fields"), written in the user's
  * camelCase. Each shape is
  * closed (`additionalProperties: false`) so that a misspelt member fails with a suggestion; all
  * members are optional, as on the platform. Arrays whose item type the platform leaves open accept any

@@ -23,7 +23,7 @@ import {
 } from "./client-nested.js";
 
 /**
- * The `app_type` values the platform names (docs/platform.md, "Client fields"). It also accepts
+ * The `app_type` values the platform names (docs/design/platform.md, "Client fields"). It also accepts
  * seventeen values named for third-party products, which are not documented; add them here when
  * they are known, and every
  * validator and message follows.
@@ -67,7 +67,7 @@ const nonEmptyStringList = (description: string) =>
 
 /**
  * Inputs of `ClientSettings`: `clientId` (required) plus any subset of the 55 client fields, in
- * camelCase, with every constraint the platform states (docs/platform.md, "Client fields" and
+ * camelCase, with every constraint the platform states (docs/design/platform.md, "Client fields" and
  * "Limits"). Defaults are stated in the descriptions only: a `default` keyword would make the
  * field required in the derived type and would crash Pulumi's closure serializer.
  *

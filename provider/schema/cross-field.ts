@@ -1,6 +1,6 @@
 /**
  * The rule of the client update that one field's schema cannot express alone
- * (docs/platform.md, "Rules across fields"):
+ * (docs/design/platform.md, "Rules across fields"):
  * `organization_require_behavior: "post_login_prompt"` requires `oidc_conformant` to be true.
  *
  * @module

@@ -2,7 +2,7 @@ import type { FromSchema } from "json-schema-to-ts";
 
 /**
  * Inputs of `EventStreamDeletion`: the identifier of the stream to delete, exactly 26 characters,
- * e.g. `est_` followed by 22 letters and digits (docs/platform.md, "Event streams").
+ * e.g. `est_` followed by 22 letters and digits (docs/design/platform.md, "Event streams").
  */
 export const eventStreamDeletionSchema = {
   type: "object",

@@ -1,5 +1,5 @@
 /**
- * The custom string formats of the tenant API (docs/platform.md, "URL formats").
+ * The custom string formats of the tenant API (docs/design/platform.md, "URL formats").
  * Each is a plain predicate on a string; `null` never reaches them (the schemas allow it through
  * `type`). Registered with Ajv under the names below.
  *

@@ -2,7 +2,7 @@
  * Writes the validators of the resources' input schemas as code, next to the built
  * `validate.js`: `node dist/provider/schema/precompile.js`, run by `npm run build`. A provider
  * host then loads them instead of compiling the ClientSettings schema at its first Check
- * (docs/decisions.md, "Precompiled validators"). Built from the same schemas and the same Ajv
+ * (docs/design/decisions.md, "Precompiled validators"). Built from the same schemas and the same Ajv
  * options as the validators compiled at run time (`newAjv`).
  *
  * @module

@@ -1,10 +1,10 @@
 import type { FromSchema } from "json-schema-to-ts";
 
-/** The push notification providers the platform knows (docs/platform.md, "Push providers"). */
+/** The push notification providers the platform knows (docs/design/platform.md, "Push providers"). */
 export const PUSH_PROVIDERS = ["guardian", "sns", "direct"] as const;
 
 /**
- * Inputs of `PushProviderSelection` (docs/platform.md, "The three operations"): exactly one
+ * Inputs of `PushProviderSelection` (docs/design/platform.md, "The three operations"): exactly one
  * required `provider`; nothing
  * else is allowed, as in the API's request body.
  */

@@ -2,12 +2,12 @@
  * The validators of the resources' input schemas, kept in this module. In the built package they
  * are precompiled: `npm run build` writes them as code (`validators.generated.js`, by
  * `precompile.ts`), so a provider host loads them in a few milliseconds instead of compiling the
- * ClientSettings schema for about 100 ms at its first Check (docs/decisions.md, "Precompiled
+ * ClientSettings schema for about 100 ms at its first Check (docs/design/decisions.md, "Precompiled
  * validators"). From the sources (the tests), the one Ajv instance of the process compiles them on
  * first use. Both come from {@link newAjv}, so they validate alike.
  *
  * Nothing here is reachable from a resource's provider object: the provider shim `require`s this
- * package by name inside its methods (docs/provider-closure.md), so Pulumi's closure serializer
+ * package by name inside its methods (docs/design/provider-closure.md), so Pulumi's closure serializer
  * never meets an Ajv instance or a compiled function.
  *
  * @module
@@ -40,7 +40,7 @@ const compiled: Partial<Record<ResourceKind, ValidateFunction>> = {};
 export function newAjv(code?: CodeOptions): Ajv {
   // Required here rather than imported: the provider host validates with the precompiled
   // validators, which need none of Ajv's compiler, and loading it (63 modules) was the largest
-  // part of loading the provider (docs/decisions.md, "Precompiled validators").
+  // part of loading the provider (docs/design/decisions.md, "Precompiled validators").
   const { Ajv: AjvClass } = require("ajv") as typeof import("ajv");
   const created = new AjvClass({
     strict: true,
@@ -64,7 +64,7 @@ function instance(): Ajv {
 function precompiled(): Partial<Record<ResourceKind, ValidateFunction>> | undefined {
   try {
     // The precompiled validators' module, next to this one in the built package; named literally
-    // so that the plugin's bundle (docs/plugin.md) carries it.
+    // so that the plugin's bundle (docs/design/plugin.md) carries it.
     return require("./validators.generated.js") as Partial<Record<ResourceKind, ValidateFunction>>;
   } catch (error) {
     if ((error as { code?: unknown }).code === "MODULE_NOT_FOUND") return undefined;

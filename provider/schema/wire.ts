@@ -5,7 +5,7 @@
  * `"x-wire-keys": "verbatim"` keeps its own keys unchanged in both directions: free-form maps
  * (`clientMetadata`, `jwtConfiguration.scopes`, `addons.samlp.mappings`), maps keyed by provider
  * names, and the whole `addons` subtree, whose names the platform spells its own way
- * (docs/platform.md, "Names on the wire"). Values are never changed, only keys.
+ * (docs/design/platform.md, "Names on the wire"). Values are never changed, only keys.
  *
  * @module
  */

@@ -7,7 +7,7 @@ import type { ResourceKind } from "../schema/index.js";
  *
  * Each method loads the implementation by package name when it is called, and delegates. So:
  * - the serialized text holds no implementation, no credential and nothing the closure serializer
- *   cannot carry (Ajv, axios, Maps; docs/provider-closure.md);
+ *   cannot carry (Ajv, axios, Maps; docs/design/provider-closure.md);
  * - refresh and destroy of an old stack run the code installed now, not a copy frozen in state;
  * - every resource in the host shares one module instance: one token cache, one rate limiter.
  *

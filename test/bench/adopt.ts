@@ -11,7 +11,7 @@
  *       (the import's preview pass reads every resource as the import does, for a run that `--yes`
  *       approves anyway) and `--parallel` with no limit ({@link ADOPTION_PARALLEL}: every read
  *       arrives at once, so the read pass sees that most of the tenant is wanted, lists its pages,
- *       and answers each read as its page comes in; docs/client-reads.md);
+ *       and answers each read as its page comes in; docs/design/client-reads.md);
  *   D1. the dynamic resources: the TypeScript program generate wrote, installed in a user project,
  *       `PULUMI_SKIP_CHECKPOINTS=true pulumi up` (its preview pass first, as a user runs it);
  *   D2. the guide's command ("Adopt an existing tenant"): the same with `--skip-preview` (after
@@ -30,12 +30,12 @@
  * read) divided by the rate; for every run, no write to the tenant, every resource adopted, and
  * 429s at most 5% of calls. The time is also shown against the reads a pass may make
  * (the read policy's bound, 2 x min(N, ceil(T/100)) + 1 client reads, and the push provider's,
- * docs/client-reads.md). Each command starts with the tenant's bucket full, as a user's adoption
+ * docs/design/client-reads.md). Each command starts with the tenant's bucket full, as a user's adoption
  * would. generate's own time is shown, not held to a target here (generate.ts has its own).
  * BENCH_ONLY=P1,D1 (any of P1, P2, D1, D2) runs some of them.
  *
  * At a distance: P2 and D2, the guide's commands held to the target, run again against a tenant
- * a 100 ms round trip away (its network delay of 50 ms each way, docs/local-tenant.md, "A tenant a
+ * a 100 ms round trip away (its network delay of 50 ms each way, docs/design/local-tenant.md, "A tenant a
  * network away"), beside loopback in a `round trip` column, with the same target against the same
  * floor: at a distance the floor is the reads over the rate or its {@link ROUND_TRIPS} round trips
  * that cannot overlap, whichever is longer (25.5 s against 0.3 s: the rate's). P1 and D1, shown

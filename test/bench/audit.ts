@@ -5,7 +5,7 @@
  * `--seed`.
  *
  * The live audit runs on loopback and with the tenant a 100 ms round trip away (its network delay
- * of 50 ms each way, docs/local-tenant.md, "A tenant a network away"), a row each, against the same
+ * of 50 ms each way, docs/design/local-tenant.md, "A tenant a network away"), a row each, against the same
  * target; the offline audit of the seed once (it never reaches the tenant). BENCH_DISTANCES=0 (or
  * 100) runs one distance.
  *

@@ -4,7 +4,7 @@
  * process, with read-only credentials from the environment).
  *
  * It runs on loopback and with the tenant a 100 ms round trip away (its network delay of 50 ms each
- * way, docs/local-tenant.md, "A tenant a network away"), a row each, against the same target;
+ * way, docs/design/local-tenant.md, "A tenant a network away"), a row each, against the same target;
  * BENCH_DISTANCES=0 (or 100) runs one.
  *
  * Target: wall time at most 1.15 x the floor, the floor being the list pages needed divided by

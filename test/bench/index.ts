@@ -1,9 +1,9 @@
 /**
  * `npm run bench`: every benchmark, one after the other (they share the machine's cores, so never
  * at once), each in its own process; exits non-zero when any of them missed a target or failed,
- * after all have run. The stack benchmarks run the real `pulumi` CLI (docs/pulumi-cli.md).
+ * after all have run. The stack benchmarks run the real `pulumi` CLI (docs/design/pulumi-cli.md).
  * The rate-limit scenarios run twice, on loopback and with the tenant a 100 ms round trip away
- * (the local tenant's network delay, 50 ms each way: docs/local-tenant.md, "A tenant a network
+ * (the local tenant's network delay, 50 ms each way: docs/design/local-tenant.md, "A tenant a network
  * away"), side by side, with the same targets against the same floors (marked "both" below);
  * BENCH_DISTANCES=0 (or 100) runs one distance.
  *   run.ts       200 ClientSettings paced at a 10 req/s tenant (up, preview, refresh, destroy),

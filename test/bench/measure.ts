@@ -57,7 +57,7 @@ const isProviderHost = (args: readonly string[]): boolean =>
 
 /**
  * Where the tenant is: on loopback, or a round trip away through the local tenant's network delay
- * (docs/local-tenant.md, "A tenant a network away"), where every answer's headers are a round trip
+ * (docs/design/local-tenant.md, "A tenant a network away"), where every answer's headers are a round trip
  * old when the run reads them, as from a pipeline.
  */
 export interface Distance {

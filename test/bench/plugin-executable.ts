@@ -1,5 +1,5 @@
 /**
- * The plugin's self-contained executables (docs/plugin.md, "The self-contained executables"):
+ * The plugin's self-contained executables (docs/design/plugin.md, "The self-contained executables"):
  * each platform's release tarball and executable size, and the plugin's start-up, the time from
  * its start until it prints its port (what the engine waits for before its first call), as the
  * linux-amd64 executable against `node main.js` (the same bundle the launcher script runs) under

@@ -2,7 +2,7 @@
  * The benchmarks' plugin face: a Pulumi YAML program run by the real `pulumi` CLI with Pulumi's
  * YAML language host, the provider plugin installed into the stack's own `PULUMI_HOME` from a
  * tarball (`pulumi plugin install resource tenant VERSION --file TARBALL`, as test/support/plugin.ts
- * does for the tests and docs/plugin.md tells users): the self-contained executable's release
+ * does for the tests and docs/design/plugin.md tells users): the self-contained executable's release
  * tarball, or the one the packed package writes; and the tenant's credentials in the stack config,
  * where the plugin reads them.
  */

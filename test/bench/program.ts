@@ -3,7 +3,7 @@
  * fresh project (test/support/installed-package.ts) with the clients-from-data example copied in,
  * its clients file written by the benchmark. Each stack is a {@link PulumiProject} of its own (own
  * temporary folder, file backend and PULUMI_HOME) whose `main:` points at that program, run by the
- * real `pulumi` CLI (docs/pulumi-cli.md).
+ * real `pulumi` CLI (docs/design/pulumi-cli.md).
  */
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";

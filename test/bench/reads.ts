@@ -1,6 +1,6 @@
 /**
  * `npm run bench` (second part): what client reads cost through the client read pass
- * (docs/client-reads.md), run as a user runs them: the packed package installed in a fresh
+ * (docs/design/client-reads.md), run as a user runs them: the packed package installed in a fresh
  * project, the clients-from-data example, the real `pulumi` CLI (its preview pass first, Check and
  * Diff one registration at a time). A `refresh` reads in two provider hosts (its preview pass, then
  * the refresh), so reads are counted per pass: each tenant request is given to the pass in which it
@@ -22,7 +22,7 @@
  * some of them.
  *
  * Every scenario runs on loopback and with the tenant a 100 ms round trip away (its network delay
- * of 50 ms each way, docs/local-tenant.md, "A tenant a network away"), with the same targets: they
+ * of 50 ms each way, docs/design/local-tenant.md, "A tenant a network away"), with the same targets: they
  * count calls, which the distance must not change. BENCH_DISTANCES=0 (or 100) runs one distance.
  *
  * Prints the tables, the timelines and the targets; exits non-zero when a target is not met.

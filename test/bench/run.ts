@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: how a 200-resource stack behaves against a rate-limited tenant, run by the real
- * `pulumi` CLI (docs/pulumi-cli.md) with the package installed from its packed tarball, as a user
+ * `pulumi` CLI (docs/design/pulumi-cli.md) with the package installed from its packed tarball, as a user
  * has it.
  *
  * Scenarios, at the CLI's --parallel 8 (its default on 2 cores: 4 x GOMAXPROCS) and 64
@@ -14,7 +14,7 @@
  *   4. refresh with 10 clients changed out of band (must find exactly those 10)
  *   5. destroy (restores every prior value)
  * and through the provider plugin (its self-contained linux-amd64 executable, as the release builds
- * it, installed from its release tarball with `pulumi plugin install`, docs/plugin.md), from a
+ * it, installed from its release tarball with `pulumi plugin install`, docs/design/plugin.md), from a
  * Pulumi YAML program declaring the same 200 clients
  * (test/bench/plugin-stack.ts), at the CLI's default --parallel, on a tenant of its own seeded
  * alike: 1 (up creating 200) and 2 (a preview with nothing changed). BENCH_FACES=plugin (or
@@ -29,7 +29,7 @@
  * being the command's API calls divided by the rate, and the pass timed from the launch of its
  * provider host to the CLI's exit (the preview pass before it makes no call: it is the engine's and
  * the program's cost, shown apart). Refresh is held to its reads (at most 2 x min(N, ceil(T / 100))
- * + 1 client reads per pass, docs/client-reads.md). The wall time of every command is shown with
+ * + 1 client reads per pass, docs/design/client-reads.md). The wall time of every command is shown with
  * where it goes. The whole `up` of 200 through the plugin (CLI start to exit, its preview pass
  * included) is held to at most {@link PLUGIN_WHOLE_UP_TARGET} x the floor and to no more than the
  * dynamic path's at the same --parallel; the dynamic path's whole `up` at the CLI's default
@@ -38,7 +38,7 @@
  * dynamic path by the median.
  *
  * At a distance: the same targets against the same floors, with the tenant a 100 ms round trip away
- * (its network delay of 50 ms each way, docs/local-tenant.md, "A tenant a network away"), shown
+ * (its network delay of 50 ms each way, docs/design/local-tenant.md, "A tenant a network away"), shown
  * beside loopback in a `round trip` column. To keep the run short, only scenario 1 runs there:
  * through the plugin once, through the dynamic path at the CLI's default --parallel
  * {@link WHOLE_UP_RUNS} times (each from an empty state); the other scenarios run on loopback only.

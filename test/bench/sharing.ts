@@ -2,7 +2,7 @@
  * `npm run bench`: what a deployment does to the tenant's other callers
  * (docs/guides/sharing-the-rate-limit.md). A local tenant of 10 requests/s with a bucket of 20 runs
  * the traffic of a production back end on the same bucket, 3 reads a second (its background load,
- * counted apart: docs/local-tenant.md), while:
+ * counted apart: docs/design/local-tenant.md), while:
  *   1. this package updates 200 clients, 16 at a time, through its ClientSettings core (as the
  *      provider host runs them, in this process: the side-by-side with the SDK below);
  *   2. the platform's Node.js SDK (`auth0`) makes the same 200 updates at the same concurrency, with
@@ -11,11 +11,11 @@
  *      through the real CLI with the packed package (the clients-from-data example).
  *
  * Each scenario runs twice: on loopback, and with the tenant a 100 ms round trip away (its network
- * delay of 50 ms each way: docs/local-tenant.md, "A tenant a network away"), where every answer's
+ * delay of 50 ms each way: docs/design/local-tenant.md, "A tenant a network away"), where every answer's
  * headers are a round trip old, as from a pipeline; same targets against the same floors.
  * BENCH_DISTANCES=0 (or 100) runs one distance (test/bench/measure.ts).
  *
- * Then, on loopback, one row per quirk of a tenant we did not write (docs/local-tenant.md): the
+ * Then, on loopback, one row per quirk of a tenant we did not write (docs/design/local-tenant.md): the
  * ClientSettings core of 1. making 120 updates, 16 at a time, against the tenant answering with
  * that quirk. Targets (issue 55): production's 429s 0, the run's own at most 3, within
  * {@link QUIRK_TARGET} x the floor of the slowest bucket in play (the write bucket's, for client

@@ -1,6 +1,6 @@
 /**
  * `npm run pulumi-cli` (and `npm ci`, through `prepare`): makes sure every pulumi CLI that the
- * tests pin is at hand, building the missing ones from their Go modules (docs/pulumi-cli.md), then
+ * tests pin is at hand, building the missing ones from their Go modules (docs/design/pulumi-cli.md), then
  * Pulumi's YAML language host (linked next to every CLI), our SDK generator (test/sdk-gen) and
  * examples/go against the Go SDK it generates (so that the tests build it offline), actionlint
  * (test/pulumi-cli/actionlint, for examples/pipeline's workflow), and the

@@ -4,7 +4,7 @@ go 1.26
 
 // Pulumi's code generators at the lock's release, as test/pulumi-cli/v3.259.0 pins the CLI (the
 // same requirements, so the same versions of every module and one build cache for both), with the
-// only non-local replace in Pulumi's own go.mod files (docs/pulumi-cli.md).
+// only non-local replace in Pulumi's own go.mod files (docs/design/pulumi-cli.md).
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
 
 require (

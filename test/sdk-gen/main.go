@@ -1,7 +1,7 @@
 // Command sdk-gen generates the Go, Python and Node.js SDKs of a Pulumi package schema with
 // Pulumi's own code generators (github.com/pulumi/pulumi/pkg/v3/codegen/...), offline: what
 // `pulumi package gen-sdk` asks each language host to do, without the language hosts, which the Go
-// module proxy does not serve (docs/pulumi-cli.md, "SDKs of the provider plugin").
+// module proxy does not serve (docs/design/pulumi-cli.md, "SDKs of the provider plugin").
 //
 //	sdk-gen --schema FILE --out DIR
 //

@@ -1,5 +1,5 @@
 /**
- * The lifecycle every example driver must pass (examples/go, examples/python; docs/plugin.md,
+ * The lifecycle every example driver must pass (examples/go, examples/python; docs/design/plugin.md,
  * "What is proven here"), asserted step by step on a {@link DriverStack}: preview with no API call,
  * up, the drift gate passing, then failing with exit code 7 after a hand edit in the tenant and
  * writing nothing, `up` with refresh repairing it, no credential or prior value in the state, the

@@ -2,7 +2,7 @@
  * The examples' drivers run as a user runs them: examples/go's executable (built by
  * test/support/go-example.ts) and examples/python's `main.py` run their program through the
  * Automation API as an inline program, so the real pulumi CLI talks to the program's own process
- * and no language host is involved (docs/plugin.md, "What is proven here"); here against a local
+ * and no language host is involved (docs/design/plugin.md, "What is proven here"); here against a local
  * tenant, with a file backend and a `PULUMI_HOME` of its own, and the plugin either installed from
  * a tarball or fetched by Pulumi itself through the SDK's `pluginDownloadURL` ({@link startDriverStack}).
  */

@@ -1,7 +1,7 @@
 /**
  * How the tests build their Go tools (the pinned pulumi CLIs, our Node.js language host, Pulumi's
  * YAML host, the SDK generator): one environment, Pulumi's release flags, and a hash of what a
- * build was made from so that a changed source rebuilds it (docs/pulumi-cli.md).
+ * build was made from so that a changed source rebuilds it (docs/design/pulumi-cli.md).
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";

@@ -1,7 +1,7 @@
 /**
  * The build of examples/go as a user builds it: a Go program on the Go SDK that Pulumi's code
  * generator makes from the plugin's schema (test/support/sdk-gen.ts), with a driver that runs it
- * through the Automation API as an inline program (docs/plugin.md, "What is proven here"). `npm ci`
+ * through the Automation API as an inline program (docs/design/plugin.md, "What is proven here"). `npm ci`
  * builds it once ({@link ensureGoExample}), which fills Go's module and build caches; a test then
  * builds it offline against a freshly generated SDK ({@link buildGoExample}) and runs it
  * (test/support/driver-stack.ts).

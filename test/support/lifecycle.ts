@@ -30,7 +30,7 @@ export const LIFECYCLE_TIMEOUT_MS = budget({ installs: 1, ...LIFECYCLE_STEPS });
 /**
  * Runs the tenant example's lifecycle on `s` and asserts each step, throwing at the first step
  * that fails (with the CLI's output); returns the stack's outputs after `up`. `gateExit` is what a
- * failed `--expect-no-changes` exits with: 7 from pulumi 3.226, 255 before (docs/pulumi-cli.md).
+ * failed `--expect-no-changes` exits with: 7 from pulumi 3.226, 255 before (docs/design/pulumi-cli.md).
  */
 export async function expectTenantLifecycle(
   s: Stack,

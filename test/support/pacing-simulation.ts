@@ -3,7 +3,7 @@
  * (`paceStep`), with no timer and no clock but the simulation's: requests queue, the step lets
  * them out, each reaches the tenant half its round trip later and takes a token of the tenant's
  * true bucket (or is refused), and its answer comes back with the figures as the tenant's quirks
- * write them (docs/decisions.md, "A tenant we did not write"). For the property-based tests of
+ * write them (docs/design/decisions.md, "A tenant we did not write"). For the property-based tests of
  * test/pacing-properties.test.ts.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * Values of the platform written out from docs/platform.md, not from the schema, so that the
+ * Values of the platform written out from docs/design/platform.md, not from the schema, so that the
  * tests that compare the schema with them can notice a value missing from it.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The plugin's self-contained executables, as the release builds them (docs/plugin.md, "The
+ * The plugin's self-contained executables, as the release builds them (docs/design/plugin.md, "The
  * self-contained executables"), for the tests and the benchmarks: built from the bundle of the
  * last `npm run build` with the release's own code, and kept in `node_modules/.cache/` under a
  * hash of what they are made of, so that a test run after an unchanged build reuses them (a

@@ -1,7 +1,7 @@
 /**
  * The provider plugin as a user gets it: the package packed and installed in a user project
  * (never the checkout), its `pulumi-tenant plugin` command writing the plugin tarball, and that
- * tarball installed into a project's `PULUMI_HOME` with `pulumi plugin install` (docs/plugin.md,
+ * tarball installed into a project's `PULUMI_HOME` with `pulumi plugin install` (docs/design/plugin.md,
  * "How users get the plugin"). Free of test hooks, so that the benches can use it too; a test
  * file takes its plugin from `usePackedPlugin` (e2e.ts).
  */

@@ -1,6 +1,6 @@
 /**
  * Which `pulumi` CLI the end-to-end tests, the demo and the benchmarks run, and how it is built
- * when none is at hand (docs/pulumi-cli.md). The version is pinned: the `@pulumi/pulumi` that
+ * when none is at hand (docs/design/pulumi-cli.md). The version is pinned: the `@pulumi/pulumi` that
  * package-lock.json installs, built from the Go module `test/pulumi-cli/v<version>/`.
  */
 import { execFile } from "node:child_process";
@@ -28,7 +28,7 @@ const run = promisify(execFile);
 export const CLI_MODULES = join(REPO_ROOT, "test", "pulumi-cli");
 /** Where the CLIs are built (git-ignored), one folder per version. */
 const CLI_BUILDS = join(REPO_ROOT, ".pulumi-cli");
-/** Our Node.js language host's Go module, built next to every CLI (docs/pulumi-cli.md). */
+/** Our Node.js language host's Go module, built next to every CLI (docs/design/pulumi-cli.md). */
 const LANGUAGE_HOST_MODULE = join(CLI_MODULES, "language-host");
 /** The name the CLI looks for next to itself. */
 const LANGUAGE_HOST_BINARY = "pulumi-language-nodejs";
@@ -313,7 +313,7 @@ async function isExecutable(path: string): Promise<boolean> {
 
 /**
  * Pulumi's YAML language host (`runtime: yaml`), pinned by our Go module test/pulumi-cli/yaml-host
- * (docs/pulumi-cli.md, "The YAML language host"): one build, `.pulumi-cli/yaml-v<version>/`,
+ * (docs/design/pulumi-cli.md, "The YAML language host"): one build, `.pulumi-cli/yaml-v<version>/`,
  * linked into the folder of every built CLI, where each CLI looks for its language hosts (also with
  * `PULUMI_IGNORE_AMBIENT_PLUGINS`).
  */

@@ -1,6 +1,6 @@
 /**
  * Runs Pulumi programs with the real `pulumi` CLI (test/support/pulumi-cli.ts), offline and
- * isolated as Pulumi's own test tools run it (docs/pulumi-cli.md): a file backend and a
+ * isolated as Pulumi's own test tools run it (docs/design/pulumi-cli.md): a file backend and a
  * `PULUMI_HOME` of the project's own in a temporary folder, the passphrase secrets manager, no
  * update check, no plugin acquisition, no plugins from PATH. What a run did is read from the CLI's
  * exit code, its output and its engine event log.
@@ -325,7 +325,7 @@ export class PulumiProject {
 
 /**
  * The environment in which the pulumi CLI runs here offline and isolated, as Pulumi's own test
- * tools run it (docs/pulumi-cli.md): `node`'s folder first on PATH (where the language host and
+ * tools run it (docs/design/pulumi-cli.md): `node`'s folder first on PATH (where the language host and
  * the dynamic-provider launcher find `node`), `PULUMI_HOME` at `home`, no update check, no plugin
  * download, no plugins from PATH, no Pulumi Cloud token and no backend or passphrase from the
  * machine (each run names its own).

@@ -1,5 +1,5 @@
 /**
- * The tests' Python environment (docs/plugin.md, "Python"): a virtual environment made by `npm ci`
+ * The tests' Python environment (docs/design/plugin.md, "Python"): a virtual environment made by `npm ci`
  * from test/python/requirements.txt, pinned and hash-checked (Pulumi's Python SDK, what the
  * generated SDK needs, what the release builds its wheel with), and beside it the wheels of every
  * requirement, so that a test makes a fresh virtual environment and installs a wheel into it with

@@ -1,6 +1,6 @@
 /**
  * The Go, Python and Node.js SDKs of a Pulumi package schema, generated offline with Pulumi's own
- * code generators (docs/pulumi-cli.md, "SDKs of the provider plugin"), and the checks that they
+ * code generators (docs/design/pulumi-cli.md, "SDKs of the provider plugin"), and the checks that they
  * build: `go build` of a Go program that imports the Go SDK (GOPROXY=off), `python3 -m compileall`
  * of the Python SDK, `tsc --noEmit` of the Node.js SDK. The generator is our Go program test/sdk-gen, built by `npm ci` into
  * `.pulumi-cli/sdk-gen/` (git-ignored), rebuilt when its sources change.

@@ -1,7 +1,7 @@
 /**
  * What the suites of the local tenant API share: its routes as the tests call them, one server per
  * suite (or describe block), and the assertion of the platform's one error shape
- * (docs/platform.md, "Errors").
+ * (docs/design/platform.md, "Errors").
  */
 
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";

@@ -1,6 +1,6 @@
 /**
  * The lifecycle of examples/yaml, the Pulumi YAML program on the provider plugin, under the real
- * CLI and Pulumi's YAML language host (docs/plugin.md): two local tenants, the stack config's and
+ * CLI and Pulumi's YAML language host (docs/design/plugin.md): two local tenants, the stack config's and
  * a second one through an explicit provider. Shared by the tests of each way the plugin reaches a
  * deploy machine (the packed package's tarball, the self-contained executable).
  */

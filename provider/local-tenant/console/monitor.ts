@@ -1,5 +1,5 @@
 /**
- * What the console shows over time (docs/local-tenant.md, "The console"): the bucket's level each
+ * What the console shows over time (docs/design/local-tenant.md, "The console"): the bucket's level each
  * second, the requests of each second by caller and status, and a log of the latest requests.
  *
  * It keeps all of this only while a console page is open. With no page open, every `request` and

@@ -1,5 +1,5 @@
 /**
- * The console's page and style (docs/local-tenant.md, "The console"), as text shipped in the
+ * The console's page and style (docs/design/local-tenant.md, "The console"), as text shipped in the
  * package: the page must load nothing from anywhere but the local tenant. The script is
  * `browser/main.ts`, bundled into `console.js` by `npm run build`.
  */
@@ -37,7 +37,7 @@ export const CONSOLE_HTML: string = `<!doctype html>
   <h1>Local tenant <span id="tenant" class="tenant"></span></h1>
   <span id="live" class="live off">connecting…</span>
   <p class="muted">The charts and the requests start when a console page opens: nothing is recorded
-    while none is open (docs/local-tenant.md, "The console").</p>
+    while none is open (docs/design/local-tenant.md, "The console").</p>
 </header>
 <main>
   <section class="panel clients">

@@ -1,5 +1,5 @@
 /**
- * The console's routes under `/__tenant-api/console` (docs/local-tenant.md, "The console"): the
+ * The console's routes under `/__tenant-api/console` (docs/design/local-tenant.md, "The console"): the
  * page and its script and style (served from the package: the page loads nothing from elsewhere),
  * the server-sent events that keep it live, what it reads (clients, the tenant) with secrets
  * hidden, and the two edits a person makes on it, which go through the management API's own
@@ -48,7 +48,7 @@ const MASK = "••••••••";
 const LIST_LIMIT = 200;
 
 /**
- * At most this many event streams are open at once (docs/local-tenant.md, "The console"): a person
+ * At most this many event streams are open at once (docs/design/local-tenant.md, "The console"): a person
  * has a few pages open, and each stream costs the server its writes every second.
  *
  * @internal

@@ -1,5 +1,5 @@
 /**
- * What the console's page and its server share (docs/local-tenant.md, "The console"): where it is
+ * What the console's page and its server share (docs/design/local-tenant.md, "The console"): where it is
  * served, the limits of what it keeps, the fields a person edits on it, the shape of what the
  * server sends, and the format of its events. The page's script (`browser/main.ts`, bundled into
  * `console.js`) and the server (`routes.ts`, `monitor.ts`, `page.ts`) both take them from here, so

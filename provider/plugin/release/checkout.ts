@@ -1,5 +1,5 @@
 /**
- * Where the release build finds what `npm ci` put in the repository for it (docs/plugin.md, "The
+ * Where the release build finds what `npm ci` put in the repository for it (docs/design/plugin.md, "The
  * self-contained executables" and "Python"): the repository's root, the SDK generator
  * (test/sdk-gen, built into `.pulumi-cli/sdk-gen/`) and the Python environment
  * (`.pulumi-cli/python/`). The release is a repository script, not part of the npm package, so

@@ -1,5 +1,5 @@
 /**
- * One self-contained executable of the plugin and its release tarball (docs/plugin.md, "The
+ * One self-contained executable of the plugin and its release tarball (docs/design/plugin.md, "The
  * self-contained executables"): the bundle `npm run build` writes (`bundle/main.js`, the same code
  * the launcher script runs) as a Node.js single executable application in the official Node.js
  * binary of the platform, then signed as the platform expects, then packed as Pulumi's plugin

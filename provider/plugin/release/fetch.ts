@@ -2,7 +2,7 @@
  * `npm run plugin-node-bases` (and `npm ci`, through `prepare`): fetches the official Node.js
  * binaries of the plugin's executables that npm skipped because they are for another platform
  * (`fetchNodeBases`), so that the release build and the tests need no network afterwards
- * (docs/plugin.md, "The self-contained executables"). Prints what it fetched and how long it took.
+ * (docs/design/plugin.md, "The self-contained executables"). Prints what it fetched and how long it took.
  *
  * @module
  */

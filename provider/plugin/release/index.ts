@@ -2,8 +2,8 @@
  * `npm run plugin-release -- --out DIR [--platform linux-amd64 ...] [--no-python]`: the plugin's
  * release assets, one self-contained executable per platform, each in the tarball Pulumi downloads
  * (`pulumi-resource-tenant-v<version>-<os>-<arch>.tar.gz`), from the bundle and schema `npm run
- * build` just wrote (docs/plugin.md, "The self-contained executables"), and beside them the
- * Python SDK's wheel and source distribution (docs/plugin.md, "Python"); a release that fails
+ * build` just wrote (docs/design/plugin.md, "The self-contained executables"), and beside them the
+ * Python SDK's wheel and source distribution (docs/design/plugin.md, "Python"); a release that fails
  * part-way removes what it wrote (`release.ts`). A repository script, not
  * part of the npm package: it needs the Node.js binaries, the SDK generator and the Python
  * environment `npm ci` made. Exits 2 for a wrong command line, 1 when the build cannot go on.

@@ -2,7 +2,7 @@
  * An ad-hoc code signature for a 64-bit Mach-O executable, written on any machine: what Apple's
  * linker writes with `-adhoc_codesign` and Go's linker writes for the darwin executables it builds
  * on Linux. Apple Silicon refuses to start an arm64 executable without a valid signature, and
- * injecting the plugin into Node.js's binary removes Node.js's own (docs/plugin.md, "The
+ * injecting the plugin into Node.js's binary removes Node.js's own (docs/design/plugin.md, "The
  * self-contained executables").
  *
  * The signature is a SuperBlob holding one CodeDirectory: the SHA-256 of every 4,096-byte page of

@@ -1,6 +1,6 @@
 /**
  * The official Node.js binaries the executables are built on, one per platform, as the npm
- * registry ships them (docs/plugin.md, "The self-contained executables"). They are pinned, with
+ * registry ships them (docs/design/plugin.md, "The self-contained executables"). They are pinned, with
  * their integrity, in package-lock.json as optional dependencies of test/node-runtimes: npm
  * installs a package whose `os` and `cpu` do not match the machine only when it is optional, and
  * then skips it. So `npm ci` installs the one of this machine, and its `prepare` step

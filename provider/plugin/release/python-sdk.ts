@@ -1,5 +1,5 @@
 /**
- * The Python SDK of the release (docs/plugin.md, "Python"): the package Pulumi's own Python code
+ * The Python SDK of the release (docs/design/plugin.md, "Python"): the package Pulumi's own Python code
  * generator makes from the plugin's schema (through our generator on Pulumi's codegen packages,
  * offline), built into a wheel and a source distribution with Python's `build` in the environment
  * `npm ci` made. `pip install` of the wheel is all a Python user does: its `pulumi-plugin.json`

@@ -1,7 +1,7 @@
 /**
  * The five platforms the plugin is released for as a self-contained executable, and the official
  * Node.js binary each is built on: the npm registry's packages of Node.js's own builds, pinned in
- * test/node-runtimes/package.json (docs/plugin.md, "The self-contained executables").
+ * test/node-runtimes/package.json (docs/design/plugin.md, "The self-contained executables").
  *
  * @module
  */
@@ -39,7 +39,7 @@ export interface PluginTarget {
 
 /**
  * The Node.js release the executables are built on: one version for all five, since a single
- * executable application's blob must come from exactly the Node.js that runs it (docs/plugin.md,
+ * executable application's blob must come from exactly the Node.js that runs it (docs/design/plugin.md,
  * "Which Node.js").
  */
 export const PLUGIN_NODE_VERSION = "26.10.0";

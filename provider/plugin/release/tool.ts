@@ -2,7 +2,7 @@
  * How the release build runs the tools it needs (`node --build-sea`, `osslsigncode`, `npm pack`,
  * the SDK generator, Python's `build`):
  * each bounded, killed past its bound and said so, each failure one sentence naming the step
- * (docs/plugin.md, "The self-contained executables").
+ * (docs/design/plugin.md, "The self-contained executables").
  *
  * @module
  */

@@ -5,7 +5,7 @@ go 1.26
 // The SDK's gRPC stubs and pkg/v3's code generators (GenerateProgram) at the lock's release: the
 // requirements of test/pulumi-cli/v3.259.0 and test/sdk-gen, so every module has the same version
 // and the three share Go's build cache. The replace is the only non-local one of Pulumi's own
-// go.mod files, as those modules carry it (docs/pulumi-cli.md); no package here links clipboard.
+// go.mod files, as those modules carry it (docs/design/pulumi-cli.md); no package here links clipboard.
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
 
 require (

@@ -1,6 +1,6 @@
 // Command pulumi-language-nodejs is the Node.js language host that the tests put next to the
 // pulumi CLI they build. The Go module proxy serves Pulumi's CLI but refuses Pulumi's own language
-// host module (docs/pulumi-cli.md), so this one stands in for it, doing only what a Node.js program
+// host module (docs/design/pulumi-cli.md), so this one stands in for it, doing only what a Node.js program
 // needs: Run starts the runner that the program's own @pulumi/pulumi ships (@pulumi/pulumi/cmd/run)
 // with the arguments and environment that runner reads, RunPlugin starts a policy pack with the
 // policy runner its @pulumi/pulumi ships, and GenerateProgram (the TypeScript that `pulumi import`
@@ -363,7 +363,7 @@ func nodeArgs(options map[string]any) []string {
 }
 
 // resolve finds a module as Node does from dir, so that the program runs with its own SDK. When
-// it cannot, it says what Pulumi's own language host says, word for word (docs/pulumi-cli.md):
+// it cannot, it says what Pulumi's own language host says, word for word (docs/design/pulumi-cli.md):
 // `install` is the command it suggests.
 func resolve(dir, module, install string) (string, error) {
 	cmd := exec.Command("node", "-e", "console.log(require.resolve(process.argv[1]))", module)

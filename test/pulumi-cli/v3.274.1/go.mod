@@ -2,7 +2,7 @@ module pulumi-tenant/test/pulumi-cli/v3.274.1
 
 go 1.26.6
 
-// The only non-local replace in Pulumi's own go.mod files (docs/pulumi-cli.md).
+// The only non-local replace in Pulumi's own go.mod files (docs/design/pulumi-cli.md).
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
 
 tool github.com/pulumi/pulumi/pkg/v3/cmd/pulumi

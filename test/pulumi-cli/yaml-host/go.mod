@@ -2,7 +2,7 @@ module pulumi-tenant/test/pulumi-cli/yaml-host
 
 go 1.26
 
-// Pulumi's YAML language host at pulumi-yaml's release v1.25.0 (docs/pulumi-cli.md). No replace:
+// Pulumi's YAML language host at pulumi-yaml's release v1.25.0 (docs/design/pulumi-cli.md). No replace:
 // pulumi-yaml's own go.mod has none, and the one non-local replace of Pulumi's go.mod files
 // (github.com/atotto/clipboard) names a module this host does not link.
 tool github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml

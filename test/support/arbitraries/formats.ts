@@ -1,6 +1,6 @@
 /**
  * Values of the tenant API's custom string formats, valid and invalid, written from the definitions
- * in docs/platform.md, "URL formats" (not from the predicates under test):
+ * in docs/design/platform.md, "URL formats" (not from the predicates under test):
  *
  * - `absolute-uri-or-empty`: "" or an absolute URI with a scheme.
  * - `absolute-https-uri-with-placeholders-or-empty`: "" or an `https://` URI; `{placeholder}`

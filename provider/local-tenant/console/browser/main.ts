@@ -1,5 +1,5 @@
 /**
- * The console page's script (docs/local-tenant.md, "The console"): browser code with no library,
+ * The console page's script (docs/design/local-tenant.md, "The console"): browser code with no library,
  * bundled by `npm run build` into `console.js` beside the console's routes, which serve it, so that
  * the page needs nothing but the local tenant. It reads the server-sent events of
  * `/__tenant-api/console/events` (the history at `hello`, then one `tick` a second), re-reads the
