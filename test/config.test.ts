@@ -222,7 +222,18 @@ describe("the pacing budget", () => {
       resolveSettings(stack(tenant), { TENANT_MAX_REQUESTS_PER_SECOND: "fast" }),
     ).toThrowError(
       new TenantConfigError(
-        'tenant:maxRequestsPerSecond must be a number of requests per second above 0 (got "fast")',
+        'tenant:maxRequestsPerSecond must be a number of requests per second of at least 0.01 (one request every 100 s) (got "fast")',
+      ),
+    );
+  });
+
+  it("refuses a ceiling too small to let a request out before an operation's deadline", () => {
+    expect(() =>
+      resolveSettings(stack(tenant), { TENANT_MAX_REQUESTS_PER_SECOND: "0.000001" }),
+    ).toThrowError(
+      new TenantConfigError(
+        "tenant:maxRequestsPerSecond must be a number of requests per second of at least 0.01 " +
+          '(one request every 100 s) (got "0.000001")',
       ),
     );
   });
@@ -256,7 +267,8 @@ describe("the pacing budget", () => {
 describe("a bad setting of the stack config at check", () => {
   const CEILING_OF_0 = {
     property: "",
-    reason: 'tenant:maxRequestsPerSecond must be a number of requests per second above 0 (got "0")',
+    reason:
+      'tenant:maxRequestsPerSecond must be a number of requests per second of at least 0.01 (one request every 100 s) (got "0")',
   };
 
   /** Runs `body` with `config` as the stack config, then forgets it. */

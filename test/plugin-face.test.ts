@@ -252,7 +252,7 @@ describe("the plugin face", () => {
       {
         property: "maxRequestsPerSecond",
         reason:
-          'tenant:maxRequestsPerSecond must be a number of requests per second above 0 (got "-2")',
+          'tenant:maxRequestsPerSecond must be a number of requests per second of at least 0.01 (one request every 100 s) (got "-2")',
       },
     ]);
     expect(face.checkConfig({ rateLimitReserve: 0, maxRequestsPerSecond: 4 }).failures).toEqual([]);

@@ -20,6 +20,15 @@ const BUDGET_SETTINGS = ["rateLimitReserve", "maxRequestsPerSecond"] as const;
 /** One of {@link BUDGET_SETTINGS}. */
 type BudgetSetting = (typeof BUDGET_SETTINGS)[number];
 
+/**
+ * The smallest ceiling taken: one request every 100 s. A smaller one would hold a request past
+ * any operation's deadline (600 s by default) after a handful of calls, so it can only be a
+ * mistake (a rate per minute or per hour given as per second); it is refused with a sentence
+ * rather than left to fail each operation at its deadline (docs/design/decisions.md, "Pacing and
+ * retries").
+ */
+const MIN_REQUESTS_PER_SECOND = 0.01;
+
 /** What each setting must be, as the end of the sentence that names it. */
 const RULES: Readonly<
   Record<BudgetSetting, { readonly holds: (n: number) => boolean; readonly must: string }>
@@ -29,8 +38,8 @@ const RULES: Readonly<
     must: "must be the share of the tenant's rate limit left to its other callers, from 0 (take everything) to below 1",
   },
   maxRequestsPerSecond: {
-    holds: (n) => n > 0,
-    must: "must be a number of requests per second above 0",
+    holds: (n) => n >= MIN_REQUESTS_PER_SECOND,
+    must: `must be a number of requests per second of at least ${MIN_REQUESTS_PER_SECOND} (one request every ${1 / MIN_REQUESTS_PER_SECOND} s)`,
   },
 };
 
