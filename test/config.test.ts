@@ -4,6 +4,7 @@ import {
   type ConfigSource,
   DEFAULT_OPERATION_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
+  resolveCommandSettings,
   resolveSettings,
   settingsFor,
   useStackConfig,
@@ -199,6 +200,35 @@ describe("the pacing budget", () => {
     expect(settings.budget).toEqual({ reserveShare: 0, maxRequestsPerSecond: 2.5 });
   });
 
+  it("names the budget's settings in the limiter's reports as the stack config's keys, or the variable the environment alone gave", () => {
+    expect(resolveSettings(stack(tenant), {}).budgetNames).toBeUndefined();
+    expect(
+      resolveSettings(stack({ ...tenant, "tenant:rateLimitReserve": "0.4" }), {
+        TENANT_RATE_LIMIT_RESERVE: "0.3",
+        TENANT_MAX_REQUESTS_PER_SECOND: "2",
+      }).budgetNames,
+    ).toEqual({
+      rateLimitReserve: "tenant:rateLimitReserve",
+      maxRequestsPerSecond: "TENANT_MAX_REQUESTS_PER_SECOND",
+    });
+  });
+
+  it("names the budget's settings in a command's reports as its flags, or the variable the environment alone gave", () => {
+    expect(resolveCommandSettings(stack(tenant), {}).budgetNames).toEqual({
+      rateLimitReserve: "--rate-limit-reserve",
+      maxRequestsPerSecond: "--max-requests-per-second",
+    });
+    expect(
+      resolveCommandSettings(stack({ ...tenant, "tenant:rateLimitReserve": "0" }), {
+        TENANT_RATE_LIMIT_RESERVE: "0.3",
+        TENANT_MAX_REQUESTS_PER_SECOND: "2",
+      }).budgetNames,
+    ).toEqual({
+      rateLimitReserve: "--rate-limit-reserve",
+      maxRequestsPerSecond: "TENANT_MAX_REQUESTS_PER_SECOND",
+    });
+  });
+
   it("keeps a quarter of the bucket and sets no ceiling by default", () => {
     expect(resolveSettings(stack(tenant), {}).budget).toEqual({
       reserveShare: 0.25,
@@ -254,6 +284,11 @@ describe("the pacing budget", () => {
     try {
       const settings = settingsFor({ domain: "b.example", apiToken: "t", maxRequestsPerSecond: 3 });
       expect(settings.budget).toEqual({ reserveShare: 0.4, maxRequestsPerSecond: 3 });
+      // The limiter's reports name each setting where it came from: the input's member, the key.
+      expect(settings.budgetNames).toEqual({
+        rateLimitReserve: "tenant:rateLimitReserve",
+        maxRequestsPerSecond: "tenant.maxRequestsPerSecond",
+      });
     } finally {
       useStackConfig(undefined);
     }
