@@ -39,7 +39,7 @@ const OTHERS_MATTER = OTHERS_SHOWN_SHARE;
  */
 export function paceOf(state: RateLimiterState | undefined): Pace | undefined {
   if (state === undefined || !(state.rate > 0)) return undefined;
-  const others = state.othersRate >= OTHERS_MATTER * state.rate ? state.othersRate : 0;
+  const others = state.othersSeen >= OTHERS_MATTER * state.rate ? state.othersSeen : 0;
   const free = Math.max(state.rate - others, state.rate * OTHERS_MATTER);
   const ceiling = state.budget.maxRequestsPerSecond;
   if (ceiling !== undefined && ceiling < free) {

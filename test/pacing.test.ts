@@ -582,7 +582,7 @@ describe("paceStep", () => {
         ticket,
       }).state;
     }
-    expect(state.others ?? 0).toBeLessThan(0.1);
+    expect(state.othersSeen ?? 0).toBeLessThan(0.1);
   });
 
   it("counts no turn while the window of unanswered requests is full", () => {

@@ -12,6 +12,7 @@ const state = (rate: number, othersRate = 0, maxRequestsPerSecond?: number): Rat
   limit: rate,
   rate,
   othersRate,
+  othersSeen: othersRate,
   tokens: 0,
   inFlight: 1,
   window: 1,

@@ -146,6 +146,12 @@ export interface PacingState {
    * needs answers half a second apart).
    */
   readonly others: number | undefined;
+  /**
+   * The least the answers show the other callers took, per second ({@link others} counts the
+   * refill a full bucket may have turned away as theirs, which paces with care but would blame
+   * them for nothing): what the run is told, and what names them as what held its requests.
+   */
+  readonly othersSeen: number | undefined;
   /** Tokens the model counts in the bucket, less this process's requests in flight. */
   readonly tokens: number;
   /** When {@link tokens} was last refilled (ms since the epoch). */
@@ -255,6 +261,7 @@ export function initialPacingState(options: {
     clock: [],
     newLimit: undefined,
     others: undefined,
+    othersSeen: undefined,
     tokens: options.initialConcurrency,
     updatedAt: options.at,
     inFlight: [],
@@ -387,7 +394,7 @@ function answered(
   const index = event.ticket === undefined ? 0 : Math.max(0, state.inFlight.indexOf(ticket.seq));
   const inFlight = state.inFlight.filter((_, i) => i !== index);
   const fresh = refilled({ ...state, inFlight }, event.at);
-  let { tokens, lastRemaining, anchors, others } = fresh;
+  let { tokens, lastRemaining, anchors, others, othersSeen } = fresh;
   const read = readFigures(fresh, headers, status, ticket.sentAt, event.at);
   const { limit, rate, remaining } = read;
   if (read.unlimited) tokens = Number.POSITIVE_INFINITY;
@@ -421,11 +428,12 @@ function answered(
       anchors = anchors.filter((a) => anchor.sentAt - a.sentAt <= OTHERS_SPAN_MS);
       const oldest = anchors[0];
       const read = oldest === undefined ? undefined : othersRate(oldest, anchor, rate);
-      // A bucket full before this request shows nobody short of tokens: the refill that
-      // overflowed it in the span would read as the others' use (a run at a ceiling of 1/s alone
-      // on a tenant of 2/s read 1 request/s of others, and its progress blamed them).
-      const full = limit !== undefined && Number.isFinite(limit) && held + 1 >= limit;
-      others = full && read !== undefined ? 0 : (read ?? others);
+      others = read ?? others;
+      // What the run is told of them: the least the figures show, the refill a full bucket may
+      // have turned away not counted as theirs ({@link overflowed}).
+      const overflow = overflowed([...anchors, anchor], limit, rate);
+      const seen = oldest === undefined ? undefined : othersRate(oldest, anchor, rate, overflow);
+      othersSeen = seen ?? othersSeen;
       anchors = [...anchors, anchor];
     }
   }
@@ -449,6 +457,7 @@ function answered(
     clock: read.clock,
     newLimit: read.newLimit,
     others,
+    othersSeen,
     tokens,
     window,
     lastRemaining,
@@ -602,7 +611,7 @@ function released(
         ),
         window: s.window,
         lastStartAt: s.lastStartAt,
-        othersRate: s.others,
+        othersRate: s.othersSeen,
         rejected: s.rejected,
       },
       s.budget,
@@ -662,7 +671,7 @@ function toldWaits(state: PacingState, at: number): { state: PacingState; told?:
     reserve,
     window: state.window,
     rate: state.rate,
-    others: othersShown(state.others, state.rate) ? state.others : undefined,
+    others: othersShown(state.othersSeen, state.rate) ? state.othersSeen : undefined,
     mostWaiting: state.mostWaiting,
   };
   return {
@@ -714,7 +723,7 @@ export interface BucketView {
   readonly window: number;
   /** When this process's last request went out (ms since the epoch); undefined before the first. */
   readonly lastStartAt: number | undefined;
-  /** What the tenant's other callers were seen to take, per second; undefined until read. */
+  /** The least the answers show the other callers took, per second; undefined until read. */
   readonly othersRate: number | undefined;
   /** Whether the latest answer about the bucket was a 429 ({@link PacingState.rejected}). */
   readonly rejected: boolean;
@@ -896,12 +905,39 @@ const OTHERS_MIN_SPAN_MS = 500;
  *
  * @internal
  */
-export function othersRate(from: Anchor, to: Anchor, rate: number): number | undefined {
+export function othersRate(
+  from: Anchor,
+  to: Anchor,
+  rate: number,
+  overflow = 0,
+): number | undefined {
   const seconds = (to.sentAt - from.sentAt) / 1000;
   if (seconds * 1000 < OTHERS_MIN_SPAN_MS) return undefined;
   const own = to.started - from.started;
-  const taken = (from.remaining + rate * seconds - own - to.remaining) / seconds;
+  const taken = (from.remaining + rate * seconds - overflow - own - to.remaining) / seconds;
   return Math.min(rate, Math.max(0, taken));
+}
+
+/**
+ * The refill that a full bucket may have turned away between consecutive answers of `chain`
+ * (oldest first), in tokens: after each, the bucket would be full again once the refill covered
+ * what it lacked and this process's requests sent in between; the wait past that moment to the
+ * next request refilled nothing. Counted as if nobody else took tokens (the fastest the bucket can
+ * fill), so {@link othersRate} less it stays a lower bound of their use: without it, a run at a
+ * ceiling of 1/s alone on a tenant of 2/s read the other callers at 1/s, and its progress and
+ * reports blamed them. 0 for a bucket of unknown or unlimited size.
+ */
+function overflowed(chain: readonly Anchor[], limit: number | undefined, rate: number): number {
+  if (limit === undefined || !Number.isFinite(limit) || !(rate > 0)) return 0;
+  let tokens = 0;
+  for (let i = 1; i < chain.length; i += 1) {
+    const a = chain[i - 1] as Anchor;
+    const b = chain[i] as Anchor;
+    const between = Math.max(0, b.started - a.started - 1);
+    const fullAt = a.sentAt + ((limit - a.remaining + between) / rate) * 1000;
+    tokens += (Math.max(0, b.sentAt - fullAt) / 1000) * rate;
+  }
+  return tokens;
 }
 
 /**

@@ -59,8 +59,10 @@ export interface RateLimiterState {
   readonly limit: number | undefined;
   /** The tenant's refill rate, as learned. */
   readonly rate: number;
-  /** What the other callers of the tenant were seen to take, per second. */
+  /** What the other callers of the tenant were seen to take, per second, as the pacing counts it. */
   readonly othersRate: number;
+  /** The least the answers show they took, per second: what the run is told of them. */
+  readonly othersSeen: number;
   readonly tokens: number;
   readonly inFlight: number;
   readonly window: number;
@@ -225,6 +227,7 @@ class BucketPacer {
       limit: s.limit,
       rate: s.rate,
       othersRate: s.others ?? 0,
+      othersSeen: s.othersSeen ?? 0,
       tokens: s.tokens,
       inFlight: s.inFlight.length,
       window: s.window,
