@@ -100,8 +100,14 @@ export function describeHolds(holds: Holds, names: BudgetNames): string {
           : `; the reserve of ${tokens(holds.reserve)} left to its other callers (${names.rateLimitReserve} ${holds.budget.reserveShare} of the bucket) adds about ${(holds.reserve / holds.rate).toFixed(1)} s`;
       return `pulumi-tenant: ${waited} for their turn: ${rate}, and ${queue} requests of this run waiting at once take about ${seconds} s at that rate${reserve}${left}`;
     }
-    case "others":
-      return `pulumi-tenant: ${waited} for the tenant's rate limit to refill: ${rate}, of which its other callers take ${rateText(holds.others ?? 0)}${left}`;
+    case "others": {
+      // Their figure as read now; a stretch they held may have ended by the report.
+      const taken =
+        holds.others === undefined
+          ? "and its other callers took the tokens"
+          : `of which its other callers take ${rateText(holds.others)}`;
+      return `pulumi-tenant: ${waited} for the tenant's rate limit to refill: ${rate}, ${taken}${left}`;
+    }
     case "rejected":
       return `pulumi-tenant: ${waited} for the tenant's rate limit to refill after it answered 429 (too many requests): ${rate}${left}`;
     case "ceiling":
