@@ -87,12 +87,12 @@ describe("a project that installed the package without the local tenant's packag
     expect(stdout).toBe(`ERR_LOCAL_TENANT: ${MISSING}`);
   });
 
-  it("gets the same sentence from pulumi-tenant local-tenant, which exits 1", async () => {
+  it("gets the same sentence from pulumi-tenant local-tenant, which exits 4 for a part the installation lacks", async () => {
     const cli = join(plain.dir, "node_modules", "pulumi-tenant", "dist", "provider", "cli.js");
     const failed = await run(process.execPath, [cli, "local-tenant"], {
       cwd: plain.dir,
       timeout: STEP_BOUNDS_MS.node,
     }).catch((error: { code: number; stderr: string }) => error);
-    expect(failed).toMatchObject({ code: 1, stderr: `pulumi-tenant local-tenant: ${MISSING}\n` });
+    expect(failed).toMatchObject({ code: 4, stderr: `pulumi-tenant local-tenant: ${MISSING}\n` });
   });
 });
