@@ -93,7 +93,7 @@ describe("a release that fails part-way", () => {
         }
         const path = join(out, `pulumi-resource-tenant-v0.1.0-${target.platform}.tar.gz`);
         await writeFile(path, "tarball");
-        return { path, bytes: 7, executableBytes: 7 };
+        return { target, path, bytes: 7, executableBytes: 7 };
       },
       pythonSdk: async () => {
         throw new PluginBuildError("the Python environment is missing");
