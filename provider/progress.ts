@@ -17,6 +17,7 @@ import { OTHERS_SHOWN_SHARE } from "./api/pacing.js";
 import { rateText as rate } from "./api/pacing-report.js";
 import type { RateLimiterState } from "./api/rate-limiter.js";
 import { CONFIG_KEYS } from "./config.js";
+import { drawingBar } from "./stderr-lines.js";
 
 /** The pace a read goes at, and what holds it there. */
 interface Pace {
@@ -150,19 +151,6 @@ export interface ReadProgress {
   end(): void;
 }
 
-/** The bar drawn on the terminal now, if any: {@link writeLine} lifts it for another line. */
-let drawnBar: { readonly clear: () => void; readonly redraw: () => void } | undefined;
-
-/**
- * Writes one line on stderr (the limiter's reports, the notices of retries) without breaking a
- * progress bar drawn there: the bar is cleared, the line written, the bar drawn again below it.
- */
-export function writeLine(line: string): void {
-  drawnBar?.clear();
-  process.stderr.write(`${line}\n`);
-  drawnBar?.redraw();
-}
-
 /** Pages from which progress is shown: below this a read takes a second or two. */
 const FROM_PAGES = 3;
 
@@ -197,7 +185,7 @@ export function startProgress(options: ProgressOptions): ReadProgress {
     process.exit(130);
   };
   process.once("SIGINT", onInterrupt);
-  if (options.terminal) drawnBar = { clear, redraw: draw };
+  if (options.terminal) drawingBar({ clear, redraw: draw });
   return {
     page(done, pages, clients) {
       figures = { done, pages, clients, pace: paceOf(options.pace()) };
@@ -205,7 +193,7 @@ export function startProgress(options: ProgressOptions): ReadProgress {
     },
     end() {
       clear();
-      drawnBar = undefined;
+      drawingBar(undefined);
       if (timer !== undefined) clearInterval(timer);
       process.off("SIGINT", onInterrupt);
     },

@@ -9,6 +9,7 @@ import {
   othersInFlight,
   othersRate,
   type PacingBudget,
+  type PacingReport,
   type PacingState,
   paceStep,
   politest,
@@ -17,11 +18,7 @@ import {
   TAKE_EVERYTHING,
   turnsAt,
 } from "../provider/api/pacing.js";
-import {
-  describeHolds,
-  describePacingReport,
-  type PacingReport,
-} from "../provider/api/pacing-report.js";
+import { describeHolds, describePacingReport } from "../provider/api/pacing-report.js";
 import type { RateLimitHeaders } from "../provider/api/rate-limit-headers.js";
 
 /**

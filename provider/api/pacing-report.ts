@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { HeldBy, PacingActions, PacingBudget } from "./pacing.js";
+import type { GivenWay, Holds, PacingReport } from "./pacing.js";
 
 /**
  * How the run's user spells the budget's settings, for the reports: a command's flag or
@@ -41,38 +41,8 @@ function tokens(count: number): string {
 }
 
 /**
- * Long waits since the last report, as {@link describeHolds} words them.
- *
- * @internal
- */
-export interface Holds {
-  /** The tenant's origin. */
-  readonly origin: string;
-  /** What held the longest of them back for most of its wait. */
-  readonly heldBy: HeldBy;
-  /** Requests that waited at least `LONG_WAIT_MS`. */
-  readonly requests: number;
-  /** The longest of those waits, in ms. */
-  readonly longestMs: number;
-  /** What the latest answer said the tenant had left, and of how many; undefined if unknown. */
-  readonly remaining: number | undefined;
-  readonly limit: number | undefined;
-  readonly budget: PacingBudget;
-  /** Whole tokens the budget leaves in the bucket (`reserveTokens`). */
-  readonly reserve: number;
-  /** The window of requests out unanswered, as it stands. */
-  readonly window: number;
-  /** The tenant's rate as learned, in requests per second. */
-  readonly rate: number;
-  /** What its other callers were seen to take, per second; undefined when the answers showed no use. */
-  readonly others: number | undefined;
-  /** The most requests of this run that waited at once in the stretch of these waits. */
-  readonly mostWaiting: number;
-}
-
-/**
- * The info line about long waits: how long, what held them as the pacing step saw it ({@link
- * HeldBy}: the tenant's rate, its other callers, a 429, the reserve, this run's ceiling, the
+ * The info line about long waits: how long, what held them as the pacing step saw it (`HeldBy`
+ * in pacing.ts: the tenant's rate, its other callers, a 429, the reserve, this run's ceiling, the
  * window of requests waiting for their answers), what the tenant had left, and the setting to
  * tune where there is one, named as `names` says.
  *
@@ -128,17 +98,6 @@ export function describeHolds(holds: Holds, names: BudgetNames): string {
   }
 }
 
-/** A budget that gave way to the more polite one the tenant's resources share. */
-interface GivenWay {
-  /** Who asked for it first (`ClientSettings "web"`, or `a resource`). */
-  readonly who: string;
-  /** The tenant's origin. */
-  readonly origin: string;
-  readonly asked: PacingBudget;
-  /** The budget that holds: the most polite of all asked (`politest`), so never less polite. */
-  readonly holds: PacingBudget;
-}
-
 /**
  * The info line that tells who asked that the budget gave way: each setting in which it differs
  * from the budget that holds (a smaller reserve; a higher ceiling, or none), as asked and as held.
@@ -169,14 +128,6 @@ function describeGivenWay(givenWay: GivenWay): string {
     "the more polite budget holds for all of them"
   );
 }
-
-/**
- * What the pacing step tells the run ({@link PacingActions.report}): long waits, or a budget that
- * gave way. Data, worded by {@link describePacingReport} at the edge.
- */
-export type PacingReport =
-  | { readonly kind: "holds"; readonly holds: Holds }
-  | { readonly kind: "givenWay"; readonly givenWay: GivenWay };
 
 /** The info line for one report of the pacing step, naming the settings as `names` says. */
 export function describePacingReport(report: PacingReport, names: BudgetNames): string {

@@ -32,7 +32,6 @@ import {
   saneFigures,
   saneLimit,
 } from "./pacing-figures.js";
-import type { PacingReport } from "./pacing-report.js";
 import type { RateLimitHeaders } from "./rate-limit-headers.js";
 
 /** What the user allows a run to take of the tenant's rate limit. */
@@ -1058,3 +1057,50 @@ export function mainCause(
     if (best === undefined || ms > (spent.get(best) ?? 0)) best = heldBy;
   return best;
 }
+
+/**
+ * Long waits since the last report, as `describeHolds` (pacing-report.ts) words them.
+ */
+export interface Holds {
+  /** The tenant's origin. */
+  readonly origin: string;
+  /** What held the longest of them back for most of its wait. */
+  readonly heldBy: HeldBy;
+  /** Requests that waited at least `LONG_WAIT_MS`. */
+  readonly requests: number;
+  /** The longest of those waits, in ms. */
+  readonly longestMs: number;
+  /** What the latest answer said the tenant had left, and of how many; undefined if unknown. */
+  readonly remaining: number | undefined;
+  readonly limit: number | undefined;
+  readonly budget: PacingBudget;
+  /** Whole tokens the budget leaves in the bucket (`reserveTokens`). */
+  readonly reserve: number;
+  /** The window of requests out unanswered, as it stands. */
+  readonly window: number;
+  /** The tenant's rate as learned, in requests per second. */
+  readonly rate: number;
+  /** What its other callers were seen to take, per second; undefined when the answers showed no use. */
+  readonly others: number | undefined;
+  /** The most requests of this run that waited at once in the stretch of these waits. */
+  readonly mostWaiting: number;
+}
+
+/** A budget that gave way to the more polite one the tenant's resources share. */
+export interface GivenWay {
+  /** Who asked for it first (`ClientSettings "web"`, or `a resource`). */
+  readonly who: string;
+  /** The tenant's origin. */
+  readonly origin: string;
+  readonly asked: PacingBudget;
+  /** The budget that holds: the most polite of all asked (`politest`), so never less polite. */
+  readonly holds: PacingBudget;
+}
+
+/**
+ * What the pacing step tells the run ({@link PacingActions.report}): long waits, or a budget that
+ * gave way. Data, worded by `describePacingReport` (pacing-report.ts) at the edge.
+ */
+export type PacingReport =
+  | { readonly kind: "holds"; readonly holds: Holds }
+  | { readonly kind: "givenWay"; readonly givenWay: GivenWay };

@@ -40,6 +40,7 @@ import {
   initialPacingState,
   type PacingBudget,
   type PacingEvent,
+  type PacingReport,
   type PacingState,
   paceStep,
   politest,
@@ -49,7 +50,7 @@ import {
 } from "./pacing.js";
 import { bucketOf, NO_ROUTES, type Routes, routed, SHARED_BUCKET } from "./pacing-buckets.js";
 import { saneLimit } from "./pacing-figures.js";
-import { type BudgetNames, describePacingReport, type PacingReport } from "./pacing-report.js";
+import { type BudgetNames, describePacingReport } from "./pacing-report.js";
 import type { RateLimitHeaders } from "./rate-limit-headers.js";
 
 export type { Ticket } from "./pacing.js";

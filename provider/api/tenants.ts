@@ -10,7 +10,7 @@
 
 import { createHash, createPublicKey } from "node:crypto";
 import type { TenantSettings } from "../config.js";
-import { writeLine } from "../progress.js";
+import { writeLine } from "../stderr-lines.js";
 import { type OperationContext, TenantApiClient } from "./client.js";
 import { ClientReadPass } from "./client-read-pass.js";
 import { clientReadTransport } from "./client-requests.js";

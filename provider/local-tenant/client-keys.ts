@@ -12,14 +12,8 @@ import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import { CLIENT_ASSERTION_ALGS, isClientAssertionAlg } from "../api/client-assertion.js";
 import { isPlainObject } from "../json.js";
 import { loadJose } from "./auth.js";
-import type { WireClient } from "./clients.js";
+import { CREDENTIALS_FIELD, type WireClient } from "./clients.js";
 import { OAuthError } from "./errors.js";
-
-/**
- * The stored client's field that holds its registered keys. The platform keeps them apart from
- * the client (its credentials API), so no client read answers this field.
- */
-export const CREDENTIALS_FIELD = "credentials";
 
 /** A public key registered on a client. */
 export interface ClientKey {

@@ -10,9 +10,14 @@
 import { isPlainObject } from "../json.js";
 import type { PathFailure } from "../schema/check-failures.js";
 import { postLoginPromptReason } from "../schema/index.js";
-import { CREDENTIALS_FIELD } from "./client-keys.js";
 
 /** A client as stored and answered: a JSON object keyed by wire names, with its id. */
+/**
+ * The stored client's field that holds its registered keys. The platform keeps them apart from
+ * the client (its credentials API), so no client read answers this field.
+ */
+export const CREDENTIALS_FIELD = "credentials";
+
 export interface WireClient {
   /** Identifier of the client (32 letters and digits on the platform). */
   client_id: string;

@@ -7,8 +7,9 @@
 import { isPlainObject } from "../json.js";
 import type { PathFailure } from "../schema/check-failures.js";
 import { PUSH_PROVIDERS } from "../schema/index.js";
-import { CREDENTIALS_FIELD, privateKeyJwtKeys, seedClientKeys } from "./client-keys.js";
+import { privateKeyJwtKeys, seedClientKeys } from "./client-keys.js";
 import {
+  CREDENTIALS_FIELD,
   RESPONSE_ONLY_FIELDS,
   storedClientRuleFailures,
   type WireClient,

@@ -10,8 +10,9 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { SeedError } from "../errors.js";
 import { isPlainObject } from "../json.js";
-import { type ClientKey, CREDENTIALS_FIELD, privateKeyJwtKeys } from "./client-keys.js";
+import { type ClientKey, privateKeyJwtKeys } from "./client-keys.js";
 import type { WireClient } from "./clients.js";
+import { CREDENTIALS_FIELD } from "./clients.js";
 import { DEFAULT_SEED } from "./default-seed.js";
 import { generatedClients, newClientId } from "./generated.js";
 import {

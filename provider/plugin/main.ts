@@ -8,9 +8,9 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { writeLine } from "../progress.js";
 import { sendWarningsTo } from "../providers/warnings.js";
 import { providers } from "../runtime.js";
+import { writeLine } from "../stderr-lines.js";
 import { engineAddress, engineWarnings } from "./engine-log.js";
 import { requireSupportedNode } from "./node-version.js";
 import { packageSchema } from "./package-schema.js";

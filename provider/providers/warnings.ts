@@ -12,7 +12,7 @@
  * @module
  */
 
-import { writeLine } from "../progress.js";
+import { writeLine } from "../stderr-lines.js";
 
 let sink: (message: string) => void = (message) => writeLine(`warning: ${message}`);
 const said = new Set<string>();
