@@ -738,7 +738,7 @@ export interface BucketView {
  * - `ceiling`: this run's own ceiling (`maxRequestsPerSecond`);
  * - `window`: the window of requests out unanswered (only an answer ends the wait).
  */
-export type HeldBy = "rate" | "others" | "rejected" | "reserve" | "ceiling" | "window";
+type HeldBy = "rate" | "others" | "rejected" | "reserve" | "ceiling" | "window";
 
 /**
  * Whether the next request may go now; if not, how long until it may (Infinity: only an answer
