@@ -67,6 +67,12 @@ describe("ownership by path through the CLI", { timeout: budget({ pulumi: 4 }) }
     const preview = await run("preview");
     expect(preview.ok).toBe(true);
     expect(preview.changes).toBe(true);
+    // The preview names the value the update will send for the key removed (item 2).
+    const alg = JSON.stringify((before.jwt_configuration as { alg: unknown }).alg);
+    expect(preview.diagnostics).toContain(
+      `warning: ClientSettings "portal": jwtConfiguration.alg of client ${PORTAL} goes back to ` +
+        `its prior (${alg}), what the client held before this resource managed it`,
+    );
     expect((await run("up")).ok).toBe(true);
     expect(portal().jwt_configuration).toEqual({
       ...(before.jwt_configuration as object),

@@ -19,6 +19,7 @@ import {
   planRead,
   planUpdate,
   putBackAtUpdate,
+  putBackNotes,
   putBackRefusal,
   unscopedKeysError,
 } from "../provider/plan/client-settings.js";
@@ -500,6 +501,45 @@ describe("absence the API cannot express (item 3)", () => {
       left("clientSecret"),
       left("appType"),
     ]);
+  });
+});
+
+describe("what the preview says a removal puts back (item 2)", () => {
+  it("names each removed path with the prior it goes back to, in the schema's order", () => {
+    const stack = new Stack(live({ logo_uri: "https://old.example.com/logo.png" }));
+    stack.create({
+      jwtConfiguration: { lifetimeInSeconds: 600, alg: "HS256" },
+      logoUri: "https://portal.example.com/logo.png",
+    });
+    const entries = putBackAtUpdate(
+      declared({ jwtConfiguration: { lifetimeInSeconds: 600 } }),
+      stack.outs,
+    );
+    expect(putBackNotes(ID, entries)).toEqual([
+      `logoUri of client ${ID} goes back to its prior ("https://old.example.com/logo.png"), what the client held before this resource managed it`,
+      `jwtConfiguration.alg of client ${ID} goes back to its prior ("RS256"), what the client held before this resource managed it`,
+    ]);
+  });
+
+  it("says none for a path the client did not have, and never shows a sensitive prior", () => {
+    const stack = new Stack(live({ addons: { samlp: { audience: "urn:old" } } }));
+    stack.create({
+      addons: { samlp: { audience: "urn:new" }, wsfed: {} },
+      mobile: { ios: { teamId: "T" } },
+    });
+    expect(putBackNotes(ID, deletePriors(stack.outs))).toEqual([
+      `addons.samlp.audience of client ${ID} goes back to its prior (sensitive: not shown), what the client held before this resource managed it`,
+      `addons.wsfed of client ${ID} goes back to its prior (sensitive: not shown), what the client held before this resource managed it`,
+      `mobile.ios.team_id of client ${ID} goes back to its prior (none), what the client held before this resource managed it`,
+    ]);
+  });
+
+  it("leaves a path the put-back cannot make to its own warning", () => {
+    const stack = new Stack(live());
+    stack.create({ redirectionPolicy: "allow_always", description: "Portal" });
+    expect(
+      putBackNotes(ID, putBackAtUpdate(declared({ description: "Portal" }), stack.outs)),
+    ).toEqual([]);
   });
 });
 

@@ -33,6 +33,7 @@ import {
 import { overlay, project } from "./compare.js";
 import {
   CLIENT_FIELDS,
+  type ClientField,
   type DeclaredClient,
   declaredClient,
   fieldByWireName,
@@ -270,17 +271,49 @@ export function unscopedKeysError(
  * "What a resource owns"). Empty when every put-back can be made.
  */
 export function absencesLeft(clientId: string, entries: readonly PriorEntry[]): string[] {
-  return entries
-    .filter(({ path }) => path.length === 1 && path[0] !== undefined && isPutBack(path[0]))
-    .filter((entry) => !("value" in entry))
-    .map(({ path: [wire = ""] }) => fieldByWireName(wire))
-    .filter(({ strategy }) => strategy.name !== "map" && strategy.absent === undefined)
-    .map(
-      ({ field }) =>
-        `${field} of client ${clientId} is left as it is: the client had no ${field} before ` +
-        "this resource set it, and the API cannot be told to have none (it takes no null or " +
-        "empty value there)",
-    );
+  return entries.flatMap((entry) => {
+    const field = leftAsItIs(entry);
+    return field === undefined
+      ? []
+      : [
+          `${field} of client ${clientId} is left as it is: the client had no ${field} before ` +
+            "this resource set it, and the API cannot be told to have none (it takes no null or " +
+            "empty value there)",
+        ];
+  });
+}
+
+/**
+ * What the preview says of putting back `entries` on client `clientId`: one sentence per path,
+ * in the user's spelling, with the prior it goes back to as a refused put-back shows it (never
+ * a sensitive one; "none" for absence the API can express), so that the preview shows the value
+ * `up` will send (docs/design/decisions.md, "What a resource owns"). A path the put-back leaves as
+ * it is ({@link absencesLeft}) is not listed here: it has its own sentence.
+ */
+export function putBackNotes(clientId: string, entries: readonly PriorEntry[]): string[] {
+  return entries.flatMap((entry) => {
+    const [wire, ...inside] = entry.path;
+    if (wire === undefined || !isPutBack(wire) || leftAsItIs(entry) !== undefined) return [];
+    const { field } = fieldByWireName(wire);
+    const path = [field, ...inside].join(".");
+    return [
+      `${path} of client ${clientId} goes back to its prior (${shownPrior(entry, field)}), ` +
+        "what the client held before this resource managed it",
+    ];
+  });
+}
+
+/**
+ * The field of `entry` when its prior is "absent" in a top-level field the API cannot be told has
+ * no value (no null, no empty form), which a put-back therefore leaves as it is live.
+ */
+function leftAsItIs(entry: PriorEntry): ClientField["field"] | undefined {
+  const [wire] = entry.path;
+  if (entry.path.length !== 1 || wire === undefined || !isPutBack(wire) || "value" in entry) {
+    return undefined;
+  }
+  const { field, strategy } = fieldByWireName(wire);
+  return strategy.name !== "map" && strategy.absent === undefined ? field : undefined;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   planRead,
   planUpdate,
   putBackAtUpdate,
+  putBackNotes,
   putBackRefusal,
   unscopedKeysError,
 } from "../plan/client-settings.js";
@@ -92,8 +93,9 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
    * old client first, so that even two domains of one tenant end with the declared settings);
    * otherwise reports a change when a declared field differs from its last known value, a field
    * left the program, or the connection changed. Makes no API call, except, when key material
-   * is at stake, for the credentials' token ({@link unscopedKeys}). Warns of each path a put-back
-   * of this change will leave because the API cannot be told it has no value ({@link warnUser}).
+   * is at stake, for the credentials' token ({@link unscopedKeys}). Says at preview what each
+   * path this change puts back goes back to, and warns of each a put-back will leave because the
+   * API cannot be told it has no value ({@link warnUser}).
    *
    * @throws {ImmutableFieldError} when `thirdPartySecurityMode` would change on the same client.
    * @throws {TenantValidationError} when key material at stake needs a scope the token lacks.
@@ -117,7 +119,9 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
       const putBack = replaced ? deletePriors(olds) : putBackAtUpdate(declared, olds);
       const resource = describeResource(KIND, news);
       const clientId = String(olds.clientId);
-      for (const line of absencesLeft(clientId, putBack)) warnUser(`${resource}: ${line}`);
+      for (const line of [...putBackNotes(clientId, putBack), ...absencesLeft(clientId, putBack)]) {
+        warnUser(`${resource}: ${line}`);
+      }
       return diff;
     });
   }
