@@ -27,6 +27,7 @@ import { UNSET_ON_THE_TENANT } from "../provider/policy/client-facts.js";
 import { RULE_NAMES, tenantPolicies } from "../provider/policy/index.js";
 import { resourceType } from "../provider/resources/registration.js";
 import { type LocalTenant, startLocalTenant, type TenantSeed } from "../provider/testing.js";
+import { uploadProblems } from "./support/code-scanning.js";
 
 const PORTAL = "P0rta1P0rta1P0rta1P0rta1P0rta1Aa";
 const SPA = "Spa5pa5pa5pa5pa5pa5pa5pa5pa5pa5B";
@@ -160,7 +161,12 @@ function readOnlyEnv(tenant: LocalTenant): NodeJS.ProcessEnv {
 }
 
 /** `pulumi-tenant audit ARGS` in this process, its stdout and stderr captured. */
-async function audit(args: string[], env: NodeJS.ProcessEnv = {}, stderrIsTerminal = false) {
+async function audit(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  stderrIsTerminal = false,
+  cwd: string | undefined = undefined,
+) {
   let stdout = "";
   let stderr = "";
   const code = await runAudit(args, {
@@ -173,6 +179,7 @@ async function audit(args: string[], env: NodeJS.ProcessEnv = {}, stderrIsTermin
     env,
     stderrIsTerminal,
     now: () => new Date(READ_AT),
+    ...(cwd === undefined ? {} : { cwd }),
   });
   return { code, stdout, stderr };
 }
@@ -384,6 +391,14 @@ describe("pulumi-tenant audit of the live tenant", () => {
       ...RULE_NAMES,
     ]);
     expect(log.runs[0].results).toHaveLength(26);
+    expect(uploadProblems(log)).toEqual([]);
+    const [first] = log.runs[0].results;
+    expect(first.locations[0].physicalLocation.artifactLocation).toEqual({
+      uri: `tenants/${encodeURIComponent(new URL(tenant.domain).host)}/clients/${first.properties.clientId}`,
+    });
+    expect(first.properties.apiUrl).toBe(
+      `${tenant.domain}/api/v2/clients/${first.properties.clientId}`,
+    );
   });
 
   it("judges by the rules' config: a rule off, a level raised, loopback allowed in the stack named", async () => {
@@ -503,6 +518,26 @@ describe("pulumi-tenant audit --seed", () => {
       7,
     ]);
     expect(report.findings).toEqual(live.findings);
+  });
+
+  it("locates a snapshot's findings at the seed file, relative to the folder it runs in, as code scanning takes them", async () => {
+    const seedFile = await file("located-seed.json", {
+      takenFrom: "https://acme.tenants.example",
+      clients: [{ client_id: "old-app", name: "Old App", oidc_conformant: false }],
+    });
+    const { stdout } = await audit(["--seed", seedFile, "--format", "sarif"], {}, false, dir);
+    const log = JSON.parse(stdout);
+    const uris = log.runs[0].results.map(
+      (r: { locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }) =>
+        r.locations[0]?.physicalLocation.artifactLocation.uri,
+    );
+    expect(uris.length).toBeGreaterThan(0);
+    expect(new Set(uris)).toEqual(new Set(["located-seed.json"]));
+    expect(uploadProblems(log)).toEqual([]);
+    expect(log.runs[0].results[0].properties).toMatchObject({
+      clientId: "old-app",
+      apiUrl: "https://acme.tenants.example/api/v2/clients/old-app",
+    });
   });
 
   it("exits 0 with advisory findings only, and 1 when told to fail on them", async () => {

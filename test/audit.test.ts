@@ -30,7 +30,7 @@ import {
   exitStatusOfReport,
   jsonReportOf,
 } from "../provider/audit/report.js";
-import { sarifLogOf } from "../provider/audit/sarif.js";
+import { repositoryPathOf, sarifLogOf, tenantPathOf } from "../provider/audit/sarif.js";
 import { renderText } from "../provider/audit/text.js";
 import {
   CommandUsageError,
@@ -42,6 +42,7 @@ import {
 } from "../provider/errors.js";
 import { DEFAULT_FIELDS } from "../provider/generate/fields.js";
 import { RULE_NAMES, TENANT_RULES } from "../provider/policy/index.js";
+import { uploadProblems, uriProblem } from "./support/code-scanning.js";
 
 const PORTAL_ID = "P0rta1P0rta1P0rta1P0rta1P0rta1Aa";
 const SPA_ID = "Spa5pa5pa5pa5pa5pa5pa5pa5pa5pa5B";
@@ -743,7 +744,7 @@ describe("the SARIF log", () => {
     );
   });
 
-  it("has one result per finding, at its level, located at the client's URL and the field", () => {
+  it("has one result per finding, at its level, located at a path naming the tenant and the client, with the client's API address and the field as properties", () => {
     const [run] = sarifLogOf(audit([PORTAL]), TOOL).runs;
     expect(run?.results.map((r) => [r.ruleId, r.ruleIndex, r.level])).toEqual([
       ["tenant-url-plain-http", 0, "error"],
@@ -755,7 +756,7 @@ describe("the SARIF log", () => {
       locations: [
         {
           physicalLocation: {
-            artifactLocation: { uri: `https://acme.tenants.example/api/v2/clients/${PORTAL_ID}` },
+            artifactLocation: { uri: `tenants/acme.tenants.example/clients/${PORTAL_ID}` },
           },
           logicalLocations: [
             {
@@ -772,8 +773,55 @@ describe("the SARIF log", () => {
         field: "callbacks[1]",
         value: "http://portal.example.com/cb",
         enforcementLevel: "mandatory",
+        apiUrl: `https://acme.tenants.example/api/v2/clients/${PORTAL_ID}`,
       },
     });
+  });
+
+  it("locates every finding where code scanning's upload takes it, live, from a seed, and with the domain unknown", () => {
+    const reports = [
+      audit([PORTAL, SPA, API]),
+      audit([PORTAL, SPA], { source: { kind: "seed", file: "/repo/seeds/acme-seed.json" } }),
+      audit([PORTAL], { source: { kind: "seed", file: "../elsewhere/acme-seed.json" } }),
+      audit([PORTAL], { tenant: { domain: undefined, name: undefined } }),
+      audit([PORTAL], { tenant: { domain: "http://127.0.0.1:35811", name: "local-tenant" } }),
+    ];
+    const logs = reports.map((report) => sarifLogOf(report, { ...TOOL, root: "/repo" }));
+    expect(logs.map((log) => log.runs[0]?.results.length)).toEqual([7, 7, 3, 3, 3]);
+    expect(logs.flatMap((log) => uploadProblems(log))).toEqual([]);
+    expect(
+      logs.map((log) => log.runs[0]?.results[0]?.locations[0]?.physicalLocation.artifactLocation),
+    ).toEqual([
+      { uri: `tenants/acme.tenants.example/clients/${PORTAL_ID}` },
+      { uri: "seeds/acme-seed.json" },
+      { uri: `tenants/acme.tenants.example/clients/${PORTAL_ID}` },
+      { uri: `tenants/unknown/clients/${PORTAL_ID}` },
+      { uri: `tenants/127.0.0.1%3A35811/clients/${PORTAL_ID}` },
+    ]);
+  });
+
+  it("would be refused by code scanning's upload at a web address, outside the repository, or with no location", () => {
+    expect(uriProblem(`https://acme.tenants.example/api/v2/clients/${PORTAL_ID}`)).toBe(
+      'unrecognized SARIF location URI scheme "https"',
+    );
+    expect(uriProblem("../acme-seed.json")).toBe("a path that leaves the repository (..)");
+    expect(uriProblem("/repo/acme-seed.json")).toBe("an absolute path without file:");
+    expect(uriProblem("file:///repo/acme-seed.json")).toBeUndefined();
+    expect(uploadProblems({ runs: [{ results: [{ ruleId: "r", locations: [] }] }] })).toEqual([
+      "run 0 result 0 (r): no physical location",
+    ]);
+  });
+
+  it("names a seed file relative to the folder the audit ran in, and none outside it", () => {
+    expect(repositoryPathOf("./seeds/acme.json", "/repo")).toBe("seeds/acme.json");
+    expect(repositoryPathOf("/repo/acme.json", "/repo")).toBe("acme.json");
+    expect(repositoryPathOf("/elsewhere/acme.json", "/repo")).toBeUndefined();
+    expect(repositoryPathOf("acme.json", undefined)).toBe("acme.json");
+    expect(repositoryPathOf("/tmp/acme.json", undefined)).toBeUndefined();
+    expect(tenantPathOf({ domain: "https://acme.tenants.example/", name: "acme" }, "a/b")).toBe(
+      "tenants/acme.tenants.example/clients/a%2Fb",
+    );
+    expect(tenantPathOf({ domain: undefined, name: "acme" }, "c")).toBe("tenants/acme/clients/c");
   });
 
   it("fingerprints a finding by its rule, client, field and value, not by the client's name", () => {

@@ -2,7 +2,8 @@
  * examples/pipeline, the workflow users copy to run the tenant's program in GitHub Actions on
  * Pulumi's own action (docs/guides/drift-detection.md): it passes actionlint (built by `npm ci`
  * from test/pulumi-cli/actionlint, which knows the inputs of pulumi/actions), it previews pull
- * requests with the comment and runs `up` on the main branch, and its drift gate's script, run here
+ * requests with the comment and runs `up` on the main branch, it uploads the audit's SARIF log to
+ * code scanning (docs/guides/audit.md), and its drift gate's script, run here
  * as the runner runs it with a stand-in `pulumi`, tells drift (exit 7) from a broken run.
  */
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -21,6 +22,7 @@ const STACK = "acme/tenant-settings/prod";
 
 interface Step {
   readonly id?: string;
+  readonly if?: string;
   readonly uses?: string;
   readonly run?: string;
   readonly shell?: string;
@@ -29,7 +31,10 @@ interface Step {
 interface Workflow {
   readonly on: Record<string, unknown>;
   readonly env: Record<string, string>;
-  readonly jobs: Record<string, { if: string; steps: Step[] }>;
+  readonly jobs: Record<
+    string,
+    { if: string; steps: Step[]; permissions?: Record<string, string> }
+  >;
 }
 
 let work: string;
@@ -85,6 +90,23 @@ describe("the example workflow", () => {
     });
     expect(workflow.jobs.up?.if).toBe("github.event_name == 'push'");
     expect(pulumiStep("up")?.with).toMatchObject({ command: "up" });
+  });
+
+  it("audits the tenant on the schedule and uploads the audit's SARIF log to code scanning", () => {
+    const job = workflow.jobs.audit;
+    expect(job?.if).toBe(
+      "github.event_name == 'schedule' || github.event_name == 'workflow_dispatch'",
+    );
+    expect(job?.permissions).toEqual({ contents: "read", "security-events": "write" });
+    const audit = job?.steps.find((step) => step.id === "audit");
+    expect(audit?.run).toBe("npx pulumi-tenant audit --format sarif --out tenant-audit.sarif");
+    const upload = job?.steps.find((step) =>
+      step.uses?.startsWith("github/codeql-action/upload-sarif@"),
+    );
+    expect(upload).toMatchObject({
+      if: `\${{ !cancelled() && hashFiles('tenant-audit.sarif') != '' }}`,
+      with: { sarif_file: "tenant-audit.sarif", category: "tenant-audit" },
+    });
   });
 
   it("takes the tenant's private key and Pulumi's token from the repository's secrets", () => {

@@ -42,6 +42,11 @@ export interface AuditIo {
   readonly stderrIsTerminal: boolean;
   /** The time of a live read; default now. */
   readonly now?: () => Date;
+  /**
+   * The folder the command runs in, which the SARIF log names a seed file relative to (code
+   * scanning takes it for the repository's root); default the process's.
+   */
+  readonly cwd?: string;
 }
 
 /** This package's version, for the SARIF log's tool. */
@@ -50,10 +55,10 @@ function ownVersion(): string {
   return (require("pulumi-tenant/package.json") as { version: string }).version;
 }
 
-/** The report in the format asked for. */
-function render(report: AuditReport, format: AuditOptions["format"]): string {
+/** The report in the format asked for; a SARIF log's paths are relative to `root`. */
+function render(report: AuditReport, format: AuditOptions["format"], root: string): string {
   if (format === "json") return renderJson(report);
-  if (format === "sarif") return renderSarif(report, { version: ownVersion() });
+  if (format === "sarif") return renderSarif(report, { version: ownVersion(), root });
   return renderText(report);
 }
 
@@ -112,7 +117,7 @@ export async function runAudit(args: readonly string[], io: AuditIo): Promise<nu
       stack: options.stack,
       settings,
     });
-    const text = render(report, options.format);
+    const text = render(report, options.format, io.cwd ?? process.cwd());
     if (options.out === undefined) {
       await io.stdout(text);
     } else {

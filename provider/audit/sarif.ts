@@ -6,18 +6,23 @@
  * members, and a builder would be one more runtime dependency of the package for them. The tests
  * check the output against the SARIF 2.1.0 JSON schema.
  *
- * There is no source file to point at: a finding's location is the client itself, as the URL of
- * the management API's client (`https://<domain>/api/v2/clients/<id>`), with the field as a
- * logical location, so a dashboard shows and groups findings by client.
+ * Code scanning (GitHub's `upload-sarif`) takes only locations that are paths in the repository,
+ * a relative URI or `file:`, so a finding is located at a path, never at a web address
+ * (docs/guides/audit.md, "In a pipeline"): at the seed file when the audit judged one that is in
+ * the working folder, else at `tenants/<host>/clients/<client id>`, a path that names the tenant
+ * and the client and stays the same from one audit to the next. The management API's address of
+ * the client and the field are the result's properties, and the field its logical location, so a
+ * dashboard shows and groups findings by client.
  *
  * @module
  */
 
 import { createHash } from "node:crypto";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { TenantRule } from "../policy/rule-types.js";
 import type { Finding } from "./judge.js";
 import type { FindingLevel, RuleLevel } from "./policy-config.js";
-import type { AuditReport } from "./report.js";
+import type { AuditedTenant, AuditReport } from "./report.js";
 
 /** Where the SARIF 2.1.0 schema is published, as logs name it in `$schema`. */
 const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -28,16 +33,21 @@ const SARIF_LEVEL: Readonly<Record<FindingLevel, "error" | "warning">> = {
   advisory: "warning",
 };
 
-/** The base of the artifact URIs when the tenant's domain is not known (a hand-written seed). */
-const TENANT_BASE = "TENANT";
+/** The first segment of a finding's path when no seed file in the working folder holds it. */
+const TENANTS_FOLDER = "tenants";
 
 /** The key of each result's fingerprint; its version changes only if what is hashed changes. */
 const FINGERPRINT = "tenantFinding/v1";
 
-/** What the log says about the tool. */
+/** What the log says about the tool, and where it ran. */
 export interface SarifTool {
   /** This package's version. */
   readonly version: string;
+  /**
+   * The folder the audit ran in, which code scanning takes for the repository's root: a seed file
+   * is named relative to it. Default: a seed file is named as given, when that is a relative path.
+   */
+  readonly root?: string | undefined;
 }
 
 /** A rule's default configuration in the log: its level, or not enabled. */
@@ -58,14 +68,45 @@ function helpOf(rule: TenantRule): string {
 }
 
 /**
- * The artifact a finding is about: the client's URL in the tenant's management API, or, when the
- * domain is not known, `clients/<id>` relative to {@link TENANT_BASE}.
+ * A seed file's path as code scanning takes it (relative to `root`, `/` between the segments, no
+ * `..`), or undefined when the file is not under `root`.
+ *
+ * @internal
  */
-function artifactOf(domain: string | undefined, clientId: string) {
-  const path = `clients/${encodeURIComponent(clientId)}`;
+export function repositoryPathOf(file: string, root: string | undefined): string | undefined {
+  const path = (root === undefined ? file : relative(root, resolve(root, file)))
+    .split(sep)
+    .join("/")
+    .replace(/^(?:\.\/)+/, "");
+  if (path === "" || isAbsolute(path) || /^[a-z]:/i.test(path)) return undefined;
+  return path.split("/").includes("..") ? undefined : path;
+}
+
+/**
+ * The path a finding about a client is located at when no seed file holds it:
+ * `tenants/<host>/clients/<client id>`, each segment percent-encoded, the host being the tenant's
+ * domain without its scheme (its name, or `unknown`, when the domain is not known).
+ *
+ * @internal
+ */
+export function tenantPathOf(tenant: AuditedTenant, clientId: string): string {
+  const host =
+    tenant.domain === undefined
+      ? (tenant.name ?? "unknown")
+      : tenant.domain.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/+$/, "");
+  return [TENANTS_FOLDER, host, "clients", clientId].map(encodeURIComponent).join("/");
+}
+
+/** `{ [name]: value }`, or nothing when the value is undefined. */
+function optional<K extends string, V>(name: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [name]: value }) as { [P in K]?: V };
+}
+
+/** The management API's address of a client, when the tenant's domain is known. */
+function apiUrlOf(domain: string | undefined, clientId: string): string | undefined {
   return domain === undefined
-    ? { uri: path, uriBaseId: TENANT_BASE }
-    : { uri: `${domain.replace(/\/+$/, "")}/api/v2/${path}` };
+    ? undefined
+    : `${domain.replace(/\/+$/, "")}/api/v2/clients/${encodeURIComponent(clientId)}`;
 }
 
 /**
@@ -86,6 +127,9 @@ function fingerprintOf(finding: Finding): string {
  * @internal
  */
 export function sarifLogOf(report: AuditReport, tool: SarifTool) {
+  const seedPath =
+    report.source.kind === "seed" ? repositoryPathOf(report.source.file, tool.root) : undefined;
+  const uriOf = (clientId: string) => seedPath ?? tenantPathOf(report.tenant, clientId);
   const index = new Map(report.settings.map(({ rule }, i) => [rule.name, i]));
   return {
     $schema: SARIF_SCHEMA,
@@ -108,13 +152,6 @@ export function sarifLogOf(report: AuditReport, tool: SarifTool) {
             })),
           },
         },
-        ...(report.tenant.domain === undefined
-          ? {
-              originalUriBaseIds: {
-                [TENANT_BASE]: { description: { text: "The audited tenant's management API." } },
-              },
-            }
-          : {}),
         invocations: [{ executionSuccessful: true }],
         results: report.findings.map((finding) => ({
           ruleId: finding.rule,
@@ -125,7 +162,7 @@ export function sarifLogOf(report: AuditReport, tool: SarifTool) {
           locations: [
             {
               physicalLocation: {
-                artifactLocation: artifactOf(report.tenant.domain, finding.clientId),
+                artifactLocation: { uri: uriOf(finding.clientId) },
               },
               logicalLocations: [
                 {
@@ -143,6 +180,7 @@ export function sarifLogOf(report: AuditReport, tool: SarifTool) {
             field: finding.field,
             value: finding.value,
             enforcementLevel: finding.level,
+            ...optional("apiUrl", apiUrlOf(report.tenant.domain, finding.clientId)),
           },
         })),
         properties: {
