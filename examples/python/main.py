@@ -40,7 +40,12 @@ TENANT_SETTINGS: Sequence[tuple[str, str, bool]] = (
     ("TENANT_AUDIENCE", "tenant:audience", False),
 )
 
-# The program's own settings: which clients and which event stream it manages.
+# The program's own settings: which clients and which event stream it manages. Against the local
+# tenant's default seed (`npx pulumi-tenant local-tenant`): PORTAL_CLIENT_ID is its web application
+# "Customer Portal" (OOhOHam90WKZTIoUaAYPZzF1f0Wlnfa1), PARTNER_CLIENT_ID its third-party client
+# whose security mode is "strict" (GYbdYoorpmT36DCgXSvFh0bSV7shxf65), and STALE_EVENT_STREAM_ID its
+# webhook event stream (est_O84nSDdMeE4qFON6OlztEs); against your tenant, a first-party client, a
+# third-party client and an event stream of yours.
 PROGRAM_SETTINGS: Sequence[tuple[str, str]] = (
     ("PORTAL_CLIENT_ID", f"{PROJECT_NAME}:portalClientId"),
     ("PARTNER_CLIENT_ID", f"{PROJECT_NAME}:partnerClientId"),
