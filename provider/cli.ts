@@ -10,6 +10,9 @@
  * @module
  */
 
+import { docAddress } from "./docs-address.js";
+import { COMMAND_EXIT } from "./errors.js";
+
 /** The command names, for the suggestion after a typo. */
 const NAMES = ["generate", "snapshot", "audit", "local-tenant", "plugin"];
 
@@ -24,9 +27,8 @@ const COMMANDS = `Usage: pulumi-tenant <command> [options]   (pulumi-tenant <com
   --version                this package's version
 
 Exit statuses, the same for every command: 0 done, 1 audit findings, 2 a wrong command line,
-input or output, 3 the tenant could not be read, 4 anything else (docs/guides/commands.md).`;
-
-import { COMMAND_EXIT } from "./errors.js";
+input or output, 3 the tenant could not be read, 4 anything else:
+${docAddress("docs/guides/commands.md", "exit-statuses")}`;
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -52,12 +54,16 @@ async function main(argv: readonly string[]): Promise<number> {
     return runAudit(rest, { ...io, stdout });
   }
   if (command === "local-tenant") {
-    const { requireServerPeers } = await import("./local-tenant/peers.js");
-    try {
-      requireServerPeers({ tls: rest.includes("--tls") });
-    } catch (error) {
-      process.stderr.write(`pulumi-tenant local-tenant: ${(error as Error).message}\n`);
-      return COMMAND_EXIT.failed;
+    // Its own flags are those before `--`; `--help` needs none of the server's packages.
+    const own = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+    if (!own.includes("--help") && !own.includes("-h")) {
+      const { requireServerPeers } = await import("./local-tenant/peers.js");
+      try {
+        requireServerPeers({ tls: own.includes("--tls") });
+      } catch (error) {
+        process.stderr.write(`pulumi-tenant local-tenant: ${(error as Error).message}\n`);
+        return COMMAND_EXIT.failed;
+      }
     }
     const { runLocalTenant } = await import("./local-tenant/command.js");
     return runLocalTenant(rest, io);

@@ -95,4 +95,19 @@ describe("a project that installed the package without the local tenant's packag
     }).catch((error: { code: number; stderr: string }) => error);
     expect(failed).toMatchObject({ code: 4, stderr: `pulumi-tenant local-tenant: ${MISSING}\n` });
   });
+
+  it("gets pulumi-tenant local-tenant --help all the same, which says what the server needs and where its documentation is", async () => {
+    const cli = join(plain.dir, "node_modules", "pulumi-tenant", "dist", "provider", "cli.js");
+    const { stdout, stderr } = await run(process.execPath, [cli, "local-tenant", "--help"], {
+      cwd: plain.dir,
+      timeout: STEP_BOUNDS_MS.node,
+    });
+    expect(stderr).toBe("");
+    expect(stdout).toMatch(
+      /^Usage: pulumi-tenant local-tenant \[options\] \[-- COMMAND ARGS\.\.\.\]\n/,
+    );
+    expect(stdout).toContain(
+      "Needs fastify, @fastify/formbody\nand jose (selfsigned for --tls) installed beside pulumi-tenant. Every route, flag and option:\nhttps://github.com/pulumi-tenant/pulumi-tenant/blob/main/docs/design/local-tenant.md\n",
+    );
+  });
 });

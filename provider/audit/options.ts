@@ -9,6 +9,7 @@
 import { parseArgs } from "node:util";
 import { commandLineProblem } from "../command-line.js";
 import type { ConfigSource } from "../config.js";
+import { docAddress } from "../docs-address.js";
 import { CommandUsageError } from "../errors.js";
 import {
   CREDENTIAL_OPTIONS,
@@ -50,10 +51,10 @@ export interface AuditOptions {
 /** `--help`. */
 export const USAGE = `Usage: pulumi-tenant audit [options]
 
-Judges every client of the tenant by the policy pack's rules (docs/design/policy.md), live with
-read-only credentials or from a seed that pulumi-tenant snapshot wrote, and reports the findings.
-Exits 0 with no mandatory finding, 1 with one, 2 for a wrong command line or input file, 3 when
-the tenant cannot be read.
+Judges every client of the tenant by the policy pack's rules, live with read-only credentials or
+from a seed that pulumi-tenant snapshot wrote, and reports the findings. Exits 0 with no mandatory
+finding, 1 with one, 2 for a wrong command line or input file, 3 when the tenant cannot be read.
+The rules and the reports: ${docAddress("docs/design/policy.md")}
 
 Options:
   --seed FILE             judge this seed (pulumi-tenant snapshot output) instead; no network

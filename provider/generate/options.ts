@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { CLIENT_ASSERTION_ALGS, DEFAULT_CLIENT_ASSERTION_ALG } from "../api/client-assertion.js";
 import { commandLineProblem } from "../command-line.js";
 import type { ConfigSource } from "../config.js";
+import { docAddress } from "../docs-address.js";
 import { CommandUsageError, GenerateUsageError } from "../errors.js";
 import { APP_TYPES, type ClientSettingsField } from "../schema/index.js";
 import { DEFAULT_FIELDS, parseFields } from "./fields.js";
@@ -86,7 +87,8 @@ Options:
   --name NAME             Pulumi project name (default: tenant-settings)
   --force                 overwrite files in DIR that differ from the generated ones
   --import-file           also write DIR/import.json, for \`pulumi import --file\` with the
-                            provider plugin, in a program of any language (docs/guides/languages.md)
+                            provider plugin, in a program of any language:
+                            ${docAddress("docs/guides/languages.md")}
 ${CREDENTIAL_USAGE}
 ${PACING_USAGE}
 ${QUIET_USAGE}

@@ -14,18 +14,21 @@ import { spawn } from "node:child_process";
 import { constants as osConstants } from "node:os";
 import { parseArgs } from "node:util";
 import { commandLineProblem } from "../command-line.js";
+import { docAddress } from "../docs-address.js";
 import { COMMAND_EXIT, CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 import { MAX_BACKGROUND_BURST, MAX_BACKGROUND_RATE } from "./background-load.js";
 import { isLoopback } from "./context.js";
 import { parseNetworkDelayFlag } from "./network-delay.js";
-import { startTenantApi, type TenantApi, type TenantApiOptions } from "./server.js";
+import type { TenantApi, TenantApiOptions } from "./server.js";
 
 /** `--help`. */
 const USAGE = `Usage: pulumi-tenant local-tenant [options] [-- COMMAND ARGS...]
 
-Starts the local tenant (docs/design/local-tenant.md), prints one JSON line (domain, credentials,
-seeded ids), and serves until SIGINT or SIGTERM. With -- COMMAND, runs the command instead with
-TENANT_DOMAIN, TENANT_CLIENT_ID and TENANT_CLIENT_SECRET set, stops, and exits with its status.
+Starts the local tenant, prints one JSON line (domain, credentials, seeded ids), and serves until
+SIGINT or SIGTERM. With -- COMMAND, runs the command instead with TENANT_DOMAIN, TENANT_CLIENT_ID
+and TENANT_CLIENT_SECRET set, stops, and exits with its status. Needs fastify, @fastify/formbody
+and jose (selfsigned for --tls) installed beside pulumi-tenant. Every route, flag and option:
+${docAddress("docs/design/local-tenant.md")}
 
 Options:
   --port N                 port to listen on; 0 picks a free one (default 0)
@@ -45,7 +48,7 @@ Options:
   --quirks SPEC            answer as a tenant we did not write may, e.g. clock-offset=-2,
                            reset-down,write-bucket=4/8,per-minute=120,headers-missing-every=5,
                            gateway-every=25,repeated-headers,retry-after=30,pages-without-total
-                           (default none; docs/design/local-tenant.md)
+                           (default none; see the local tenant's page above)
   --token-ttl SECONDS      lifetime of issued tokens (default 86400)
   --random N               seed of the fault injection's random numbers
   --tls                    serve HTTPS with a generated CA (its file is printed as caFile)
@@ -375,6 +378,8 @@ export async function runLocalTenant(args: readonly string[], io: LocalTenantIo)
       io.stdout(USAGE);
       return 0;
     }
+    // Loaded here, not at the top: the server needs the optional packages, `--help` does not.
+    const { startTenantApi } = await import("./server.js");
     api = await startTenantApi(options);
     const warning = beyondLoopbackWarning(options.host);
     if (warning !== undefined) io.stderr(warning);

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { create } from "tar";
 import { unknownOptionProblem } from "../command-line.js";
 import { checkFolderOutput, makeFolder } from "../command-output.js";
+import { docAddress } from "../docs-address.js";
 import { COMMAND_EXIT, CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 
 /** The files of the bundle folder the build writes (`npm run build`), in the tarball's order. */
@@ -44,7 +45,8 @@ const USAGE = `Usage: pulumi-tenant plugin --out DIR
 
 Writes the provider plugin as DIR/pulumi-resource-tenant-v<version>-<os>-<arch>.tar.gz (DIR
 created if missing), which \`pulumi plugin install resource tenant <version> --file <tarball>\`
-installs on a machine without npm (docs/design/plugin.md, "How users get the plugin").
+installs on a machine without npm:
+${docAddress("docs/design/plugin.md", "how-users-get-the-plugin")}
 
 Options:
   --out DIR               the folder to write the tarball to

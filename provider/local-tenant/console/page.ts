@@ -4,6 +4,7 @@
  * `browser/main.ts`, bundled into `console.js` by `npm run build`.
  */
 
+import { docAddress } from "../../docs-address.js";
 import { CONSOLE_PATH, EDITABLE_FIELDS, LOG_LIMIT } from "./shared.js";
 
 /** The client form's fields, from the one list the page's script and the edit route share. */
@@ -37,7 +38,7 @@ export const CONSOLE_HTML: string = `<!doctype html>
   <h1>Local tenant <span id="tenant" class="tenant"></span></h1>
   <span id="live" class="live off">connecting…</span>
   <p class="muted">The charts and the requests start when a console page opens: nothing is recorded
-    while none is open (docs/design/local-tenant.md, "The console").</p>
+    while none is open (<a href="${docAddress("docs/design/local-tenant.md", "the-console")}">the local tenant, "The console"</a>).</p>
 </header>
 <main>
   <section class="panel clients">
