@@ -1,18 +1,11 @@
 /**
  * `pulumi-tenant/testing`: the local tenant (docs/design/local-tenant.md) for a user's own tests. It runs
  * in the caller's process, on loopback, on a free port, and is the same server this package's own
- * tests, demo and benchmarks use. docs/guides/testing-your-program.md has the recipe.
+ * tests, demo and benchmarks use. docs/guides/testing-your-program.md has the recipe, a whole
+ * test file.
  *
  * Nothing of this module is loaded by `require("pulumi-tenant")` or by the provider host: only a
  * test that imports `pulumi-tenant/testing` pays for the server.
- *
- * @example
- * ```ts
- * await using tenant = await startLocalTenant({ seed: "tenant-seed.json" });
- * await stack.setAllConfig(tenant.stackConfig());
- * await stack.up();
- * expect(tenant.client(id)?.callbacks).toEqual([...]);
- * ```
  *
  * @module
  */
@@ -20,6 +13,8 @@
 import { CommandUsageError } from "./errors.js";
 import type { BackgroundLoadOptions } from "./local-tenant/background-load.js";
 import type { WireClient } from "./local-tenant/clients.js";
+import { type DashboardEdit, editAsDashboard } from "./local-tenant/dashboard-edit.js";
+import { endEngineProcesses } from "./local-tenant/engine-processes.js";
 import type { FaultOptions } from "./local-tenant/faults.js";
 import type { NetworkDelayOptions } from "./local-tenant/network-delay.js";
 import { requireServerPeers } from "./local-tenant/peers.js";
@@ -37,6 +32,7 @@ export {
 } from "./errors.js";
 export type { BackgroundLoadOptions } from "./local-tenant/background-load.js";
 export type { WireClient } from "./local-tenant/clients.js";
+export type { DashboardEdit } from "./local-tenant/dashboard-edit.js";
 export type { FaultOptions } from "./local-tenant/faults.js";
 export type { NetworkDelayOptions } from "./local-tenant/network-delay.js";
 export type { QuirkOptions } from "./local-tenant/quirks.js";
@@ -211,7 +207,19 @@ export interface LocalTenant extends AsyncDisposable {
   reset(): void;
   /** What the tenant holds now, as a seed that `startLocalTenant` loads (secrets included). */
   exportSeed(): TenantSeed;
-  /** Stops the server; calling it again does nothing. */
+  /**
+   * Changes a client as a person would in the tenant's dashboard, outside the program under test
+   * (the console's Save: its name, description, callbacks, logout URLs), so that a drift test has
+   * drift to find: through the API's checks, not counted in `requests()`. Resolves to the client
+   * as the console shows it; rejects with a {@link LocalTenantError} naming what was refused.
+   */
+  editClient(clientId: string, edit: DashboardEdit): Promise<WireClient>;
+  /**
+   * Stops the server, and ends the Pulumi engine's processes this process started that still run
+   * (the pulumi CLI, its plugins, the dynamic-provider host: a test that timed out in `up`
+   * leaves them), so a failed test leaves no process behind; calling it again does nothing. Also
+   * done when the process exits without it.
+   */
   stop(): Promise<void>;
 }
 
@@ -268,10 +276,13 @@ export async function startLocalTenant(options: LocalTenantOptions = {}): Promis
   const api = await startTenantApi(apiOptions);
   const { store } = api;
   let stopped = false;
-  const stop = () => {
+  const stop = async () => {
     stopped = true;
-    return api.stop();
+    process.off("exit", endEngineProcesses);
+    endEngineProcesses();
+    await api.stop();
   };
+  process.once("exit", endEngineProcesses);
   return {
     domain: api.domain,
     clientId: api.clientId,
@@ -331,6 +342,7 @@ export async function startLocalTenant(options: LocalTenantOptions = {}): Promis
         readOnly: api.readOnly.clientId,
       };
     },
+    editClient: (clientId, edit) => editAsDashboard(api, clientId, edit),
     stop,
     [Symbol.asyncDispose]: stop,
   };

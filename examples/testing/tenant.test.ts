@@ -5,13 +5,15 @@
  * credentials). No credentials to the real tenant, no network: the state lives in a temporary
  * folder, secrets are encrypted with a passphrase.
  *
- * Needs the `pulumi` CLI on PATH; run with `npx vitest run`.
+ * Needs the `pulumi` CLI on PATH; run with `npx vitest run`. Each step runs the pulumi CLI, which
+ * starts the program and the provider: seconds, not vitest's default 5 s, so the hooks and the
+ * tests say the time they need.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 // The package root, not `@pulumi/pulumi/automation`: that subpath is a folder, which an ES module
-// cannot import (Node.js and tsc refuse it; docs/guides/testing-your-program.md).
+// cannot import.
 import { automation } from "@pulumi/pulumi";
 import { type LocalTenant, startLocalTenant } from "pulumi-tenant/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,6 +21,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const PORTAL = "OOhOHam90WKZTIoUaAYPZzF1f0Wlnfa1";
 const RETIRED_STREAM = "est_O84nSDdMeE4qFON6OlztEs";
 const SELECTED_PROVIDER = "PUT /api/v2/guardian/factors/push-notification/selected-provider";
+/** What one step of the pulumi CLI may take on a slow CI machine. */
+const STEP_MS = 180_000;
 
 let tenant: LocalTenant;
 let stack: automation.Stack;
@@ -34,37 +38,19 @@ beforeAll(async () => {
       secretsProvider: "passphrase",
     },
   );
+  // tenant:domain, tenant:clientId, tenant:clientSecret (a secret)
   await stack.setAllConfig(tenant.stackConfig());
-}, 120_000);
+}, STEP_MS);
 
+// Also after a test that timed out or failed: stop() ends the pulumi processes still running.
 afterAll(async () => {
-  await stack?.workspace.removeStack("test", { force: true });
   await tenant?.stop();
+  await stack?.workspace.removeStack("test", { force: true });
   await rm(state, { recursive: true, force: true });
-});
+}, STEP_MS);
 
-/** A change made by hand, as someone in the dashboard would: straight to the API. */
-async function changeByHand(clientId: string, body: Record<string, unknown>): Promise<void> {
-  const token = await fetch(`${tenant.domain}/oauth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      grant_type: "client_credentials",
-      client_id: tenant.clientId,
-      client_secret: tenant.clientSecret,
-      audience: `${tenant.domain}/api/v2/`,
-    }),
-  }).then((answer) => answer.json() as Promise<{ access_token: string }>);
-  const answer = await fetch(`${tenant.domain}/api/v2/clients/${clientId}`, {
-    method: "PATCH",
-    headers: { authorization: `Bearer ${token.access_token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  expect(answer.status).toBe(200);
-}
-
-describe("the tenant program", () => {
-  it("previews three creates and sends nothing to the tenant", async () => {
+describe("the tenant program", { timeout: STEP_MS }, () => {
+  it("previews four creates and sends nothing to the tenant", async () => {
     const preview = await stack.preview();
     expect(preview.changeSummary).toEqual({ create: 4 });
     expect(tenant.requests().total).toBe(0);
@@ -92,8 +78,9 @@ describe("the tenant program", () => {
     expect(gate.changeSummary).toEqual({ same: 4 });
   });
 
-  it("fails the drift gate after a change by hand, and up puts the declared value back", async () => {
-    await changeByHand(PORTAL, { callbacks: ["https://evil.example.com/callback"] });
+  it("fails the drift gate after an edit in the dashboard, and up puts the declared value back", async () => {
+    // As someone would in the tenant's dashboard: outside the program, through the API's checks.
+    await tenant.editClient(PORTAL, { callbacks: ["https://evil.example.com/callback"] });
     const gate = await stack.previewRefresh();
     expect(gate.changeSummary).toMatchObject({ update: 1 });
     await stack.up({ refresh: true });
