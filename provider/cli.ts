@@ -12,6 +12,7 @@
 
 import { docAddress } from "./docs-address.js";
 import { COMMAND_EXIT } from "./errors.js";
+import { unsupportedNodeSentence } from "./node-support.js";
 
 /** The command names, for the suggestion after a typo. */
 const NAMES = ["generate", "snapshot", "audit", "local-tenant", "plugin"];
@@ -31,6 +32,11 @@ input or output, 3 the tenant could not be read, 4 anything else:
 ${docAddress("docs/guides/commands.md", "exit-statuses")}`;
 
 async function main(argv: readonly string[]): Promise<number> {
+  const unsupported = unsupportedNodeSentence("pulumi-tenant", process.versions.node);
+  if (unsupported !== undefined) {
+    process.stderr.write(`pulumi-tenant: ${unsupported}\n`);
+    return COMMAND_EXIT.failed;
+  }
   const [command, ...rest] = argv;
   const io = {
     stdout: (text: string) => process.stdout.write(text),

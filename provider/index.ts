@@ -13,6 +13,9 @@
  *
  * @module
  */
+// First: on a Node.js the package does not run on, one sentence instead of a crash further in.
+import "./node-check.js";
+
 export { CONFIG_KEYS } from "./config.js";
 export {
   type ApiFailure,

@@ -97,7 +97,7 @@ describe("the plugin's launcher", () => {
 
   it("says in one sentence that it needs Node.js when there is none on PATH", async () => {
     expect(await stderrOf("/nonexistent")).toBe(
-      "pulumi-resource-tenant needs Node.js 22 or later on PATH, and found no node there",
+      "pulumi-resource-tenant needs Node.js 22 or later on PATH, and found no node there: install it from https://nodejs.org/en/download (or run nvm install 22)",
     );
   });
 
@@ -111,7 +111,7 @@ describe("the plugin's launcher", () => {
       { mode: 0o755 },
     );
     expect(await stderrOf(bin)).toBe(
-      "pulumi-resource-tenant needs Node.js 22 or later on PATH, and found Node.js v18.20.8",
+      "pulumi-resource-tenant needs Node.js 22 or later on PATH, and found Node.js v18.20.8: install it from https://nodejs.org/en/download (or run nvm install 22)",
     );
   });
 });

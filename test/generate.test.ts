@@ -466,12 +466,13 @@ describe("the program", () => {
     expect(text.match(/new ClientSettings\(/g)).toHaveLength(stored(RICH_SEED).length);
   });
 
-  it("depends on this package and the Pulumi SDK in its package.json, an ES module", () => {
+  it("depends on this package and the Pulumi SDK in its package.json, an ES module for Node.js 22.18 or later", () => {
     expect(JSON.parse(files["package.json"])).toEqual({
       name: "rich",
       private: true,
       type: "module",
       main: "index.ts",
+      engines: { node: ">=22.18" },
       dependencies: { "@pulumi/pulumi": "~3.248.0", "pulumi-tenant": "^1.2.3" },
     });
   });

@@ -6,7 +6,9 @@ import { requireSupportedNode } from "../provider/plugin/node-version.js";
 describe("the plugin's Node.js check", () => {
   it("refuses Node.js 20, naming the version found and the one needed", () => {
     expect(() => requireSupportedNode("20.20.2")).toThrow(
-      "needs Node.js 22 or later on PATH, and found Node.js 20.20.2",
+      new Error(
+        "pulumi-resource-tenant needs Node.js 22 or later (22.18 or later to run a TypeScript program), and this is Node.js 20.20.2: install it from https://nodejs.org/en/download (or run nvm install 22)",
+      ),
     );
   });
 

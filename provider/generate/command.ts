@@ -12,6 +12,7 @@ import { tenantPaceOf } from "../api/tenants.js";
 import { checkFolderOutput } from "../command-output.js";
 import { resolveCommandSettings } from "../config.js";
 import { COMMAND_EXIT, exitStatusOf, GenerateOutputError, TenantError } from "../errors.js";
+import { typeStrippingSentence } from "../node-support.js";
 import { startProgress } from "../progress.js";
 import { type ClientDeclaration, declarationOf, planProgram } from "./adopt.js";
 import { wireFieldsToRead } from "./fields.js";
@@ -31,6 +32,8 @@ export interface CommandIo {
   readonly env: NodeJS.ProcessEnv;
   /** Whether stderr is a terminal: a progress bar there, a line every few seconds elsewhere. */
   readonly stderrIsTerminal?: boolean;
+  /** The Node.js the project will run on, said when it cannot strip types; default this one's. */
+  readonly nodeVersion?: string;
 }
 
 /** This package's manifest, for the versions the generated project depends on. */
@@ -147,6 +150,8 @@ export async function runGenerate(args: readonly string[], io: CommandIo): Promi
     for (const client of plan.clients) {
       for (const note of client.notes) say(`note: ${client.resourceName}: ${note}`);
     }
+    const stripping = typeStrippingSentence(dir, io.nodeVersion ?? process.versions.node);
+    if (stripping !== undefined) say(`warning: ${stripping}`);
     say(
       nextSteps({
         dir,

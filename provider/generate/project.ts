@@ -110,6 +110,8 @@ function renderPackageJson(projectName: string, versions: ProjectVersions): stri
     private: true,
     type: "module",
     main: "index.ts",
+    // Node.js strips index.ts's types from 22.18 on (docs/installation-configuration.md).
+    engines: { node: ">=22.18" },
     dependencies: {
       "@pulumi/pulumi": versions.pulumi,
       "pulumi-tenant": `^${versions.packageVersion}`,

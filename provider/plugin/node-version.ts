@@ -1,21 +1,19 @@
 /**
- * The oldest Node.js line the plugin runs on: the oldest that `@pulumi/pulumi` and this package
- * still support (docs/design/plugin.md, "Node.js").
+ * The plugin's own check of the Node.js running it: the launcher script (`pulumi-resource-tenant`)
+ * says the same before Node.js even starts; this is for a plugin started some other way
+ * (docs/design/plugin.md, "Node.js"). The lines are provider/node-support.ts's.
+ *
+ * @module
  */
-const OLDEST_NODE_MAJOR = 22;
+
+import { unsupportedNodeSentence } from "../node-support.js";
 
 /**
- * Refuses a Node.js older than {@link OLDEST_NODE_MAJOR} with one sentence. The launcher script
- * (`pulumi-resource-tenant`) says the same before Node.js even starts; this is for a plugin
- * started some other way.
+ * Refuses a Node.js older than the package runs on with one sentence.
  *
- * @throws {Error} naming the version found and the one needed.
+ * @throws {Error} naming the version found, the one needed and where to get it.
  */
 export function requireSupportedNode(version: string): void {
-  const major = Number(version.split(".")[0]);
-  if (!(major >= OLDEST_NODE_MAJOR)) {
-    throw new Error(
-      `needs Node.js ${OLDEST_NODE_MAJOR} or later on PATH, and found Node.js ${version}`,
-    );
-  }
+  const sentence = unsupportedNodeSentence("pulumi-resource-tenant", version);
+  if (sentence !== undefined) throw new Error(sentence);
 }
