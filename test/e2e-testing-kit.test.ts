@@ -2,11 +2,12 @@
  * The recipe of docs/guides/testing-your-program.md, as a user runs it: `examples/testing/` in a
  * fresh project that installed the packed package (with vitest, TypeScript and the local tenant's
  * optional peers), its own vitest run, the Automation API driving the pinned pulumi CLI through
- * preview, up, the drift gate and destroy against a local tenant seeded from a snapshot.
+ * preview, up, the drift gate and destroy against a local tenant seeded from a snapshot; and a
+ * test of that project that times out in the middle of `up`, which leaves no process behind.
  */
 
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -58,6 +59,96 @@ describe("examples/testing, installed from the packed package", () => {
     budget({ exampleTests: 1 }),
   );
 });
+
+/** A test of the project's that times out in the middle of `up`, against a tenant that never answers. */
+const TIMED_OUT_TEST = `import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { automation } from "@pulumi/pulumi";
+import { type LocalTenant, startLocalTenant } from "pulumi-tenant/testing";
+import { afterAll, beforeAll, it } from "vitest";
+
+let tenant: LocalTenant;
+let stack: automation.Stack;
+
+/** The processes running this project's Pulumi programs and providers. */
+function engineProcesses(): number {
+  const marker = join(import.meta.dirname, "node_modules", "@pulumi", "pulumi", "cmd");
+  return readdirSync("/proc").filter((pid) => {
+    try {
+      return readFileSync(\`/proc/\${pid}/cmdline\`, "utf8").includes(marker);
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
+beforeAll(async () => {
+  tenant = await startLocalTenant({
+    seed: join(import.meta.dirname, "tenant-seed.json"),
+    faults: "latency=600000",
+  });
+  const state = await mkdtemp(join(tmpdir(), "tenant-timeout-state-"));
+  stack = await automation.LocalWorkspace.createOrSelectStack(
+    { stackName: "timeout", workDir: import.meta.dirname },
+    {
+      envVars: { PULUMI_BACKEND_URL: \`file://\${state}\`, PULUMI_CONFIG_PASSPHRASE: "test-only" },
+      secretsProvider: "passphrase",
+    },
+  );
+  await stack.setAllConfig(tenant.stackConfig());
+}, 180_000);
+
+afterAll(async () => {
+  process.stdout.write(\`engine processes before stop: \${engineProcesses()}\\n\`);
+  await tenant.stop();
+}, 60_000);
+
+it("times out in the middle of up", async () => {
+  await stack.up();
+}, 60_000);
+`;
+
+describe.runIf(process.platform === "linux")(
+  "a test of the project that times out in the middle of up",
+  () => {
+    it(
+      "leaves no process of Pulumi's behind once vitest is done, the kit's stop() having ended them",
+      async () => {
+        const cli = await ensurePulumiCli();
+        await writeFile(join(project.dir, "timeout.test.ts"), TIMED_OUT_TEST);
+        const vitest = join(project.dir, "node_modules", "vitest", "vitest.mjs");
+        const node = findNodeRuntime(DEFAULT_NODE_LINE).node;
+        const failed = await run(node, [vitest, "run", "timeout.test.ts"], {
+          cwd: project.dir,
+          env: automationEnv(cli, home),
+          timeout: STEP_BOUNDS_MS.exampleTests,
+          maxBuffer: 16 * 1024 * 1024,
+        }).catch((error: { code?: number; stdout?: string; stderr?: string }) => error);
+        expect(failed).toMatchObject({ code: 1 });
+        const { stdout = "", stderr = "" } = failed as { stdout?: string; stderr?: string };
+        const output = stdout + stderr;
+        expect(output).toContain("Test timed out in 60000ms");
+        const before = Number(/engine processes before stop: (\d+)/.exec(output)?.[1]);
+        expect(before).toBeGreaterThan(0);
+        const marker = join(project.dir, "node_modules", "@pulumi", "pulumi", "cmd");
+        expect(await processesNaming(marker)).toEqual([]);
+      },
+      budget({ exampleTests: 1 }),
+    );
+  },
+);
+
+/** The command lines of the running processes that name `text`. */
+async function processesNaming(text: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const pid of await readdir("/proc")) {
+    const command = await readFile(join("/proc", pid, "cmdline"), "utf8").catch(() => "");
+    if (command.includes(text)) found.push(command.replaceAll("\0", " "));
+  }
+  return found;
+}
 
 describe("a project that installed the package without the local tenant's packages", {
   timeout: budget({ node: 1 }),

@@ -38,7 +38,7 @@ export const CONSOLE_HTML: string = `<!doctype html>
   <h1>Local tenant <span id="tenant" class="tenant"></span></h1>
   <span id="live" class="live off">connecting…</span>
   <p class="muted">The charts and the requests start when a console page opens: nothing is recorded
-    while none is open (<a href="${docAddress("docs/design/local-tenant.md", "the-console")}">the local tenant, "The console"</a>).</p>
+    while none is open (${docAddress("docs/design/local-tenant.md", "the-console")}).</p>
 </header>
 <main>
   <section class="panel clients">
