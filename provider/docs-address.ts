@@ -8,7 +8,11 @@
  * @module
  */
 
-/** The repository's public address, as package.json's `repository.url` names it. */
+/**
+ * The repository's public address, as package.json's `repository.url` names it.
+ *
+ * @internal
+ */
 export const REPOSITORY_URL = "https://github.com/pulumi-tenant/pulumi-tenant";
 
 /**

@@ -8,9 +8,6 @@
  * @module
  */
 
-/** The oldest Node.js the package's own code runs on, package.json's `engines`. */
-export const OLDEST_NODE = "22.0.0";
-
 /** The oldest Node.js of each line that strips a TypeScript program's types with no flag. */
 const TYPE_STRIPPING_SINCE: Readonly<Record<number, number>> = { 22: 18, 23: 6 };
 
@@ -23,12 +20,20 @@ function parts(version: string): [number, number] {
   return [major, minor];
 }
 
-/** Whether the package's own code runs on this Node.js (22 or later). */
+/**
+ * Whether the package's own code runs on this Node.js: 22 or later, package.json's `engines`.
+ *
+ * @internal
+ */
 export function runsPackage(version: string): boolean {
   return parts(version)[0] >= 22;
 }
 
-/** Whether this Node.js runs a `.ts` program by stripping its types, with no flag. */
+/**
+ * Whether this Node.js runs a `.ts` program by stripping its types, with no flag.
+ *
+ * @internal
+ */
 export function stripsTypes(version: string): boolean {
   const [major, minor] = parts(version);
   if (!(major >= 22)) return false;
