@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { PacingBudget } from "./api/pacing.js";
+import type { PacingBudget } from "./api/pacing-budget.js";
 import type { BudgetNames } from "./api/pacing-report.js";
 import { budgetProblems, resolveBudget } from "./connection/budget.js";
 import {
