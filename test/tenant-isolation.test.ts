@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { OperationContext } from "../provider/api/client.js";
+import type { OperationContext } from "../provider/api/operation.js";
 import { DEFAULT_PACING_BUDGET, type PacingBudget } from "../provider/api/pacing-budget.js";
 import { getTenantClient } from "../provider/api/tenants.js";
 import type { Credentials, TenantSettings } from "../provider/config.js";

@@ -24,6 +24,7 @@ import {
   type RetryPolicy,
   waitPastDeadline,
 } from "./http.js";
+import type { OperationContext } from "./operation.js";
 import { TenantRateLimiter } from "./rate-limiter.js";
 import { describeTransportFailure, isCanceled, isTimeout, mayHeal } from "./transport-failures.js";
 
@@ -49,24 +50,6 @@ export interface ApiRequest {
 export interface ApiResponse<T> {
   readonly status: number;
   readonly data: T;
-}
-
-/**
- * What a provider operation runs under: the resource it speaks for (every error names it) and
- * the deadline that bounds all of its calls.
- */
-export interface OperationContext {
-  /** `ClientSettings "web"`: how errors name the resource. */
-  readonly resource: string;
-  /** Aborts when the operation's deadline passes. */
-  readonly signal: AbortSignal;
-  /** The deadline, for the error message. */
-  readonly deadlineMs: number;
-  /**
-   * When the deadline passes (ms since the epoch): a wait the tenant asks for that ends later is
-   * not waited for, the operation fails at once saying so. Unbounded when absent.
-   */
-  readonly deadlineAt?: number;
 }
 
 /** Counters for one tenant client. */
@@ -306,17 +289,4 @@ function retryCount(error: unknown): number {
     | { retryCount?: number }
     | undefined;
   return state?.retryCount ?? 0;
-}
-
-/**
- * Starts an operation under a deadline. The returned context's signal aborts after
- * `settings.operationTimeoutMs`; its timer does not keep the process alive.
- */
-export function startOperation(settings: TenantSettings, resource: string): OperationContext {
-  return {
-    resource,
-    signal: AbortSignal.timeout(settings.operationTimeoutMs),
-    deadlineMs: settings.operationTimeoutMs,
-    deadlineAt: Date.now() + settings.operationTimeoutMs,
-  };
 }
