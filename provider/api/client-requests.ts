@@ -39,6 +39,8 @@ export function clientReadRequest(clientId: string, fields: readonly string[]): 
  * `GET /clients`, page `page` of `perPage` (the platform's maximum, 100, unless said otherwise)
  * with the tenant's total, asking for exactly the wire `fields`; `filters` are the list's own
  * (`app_type`, `is_global`, `is_first_party`).
+ *
+ * @internal
  */
 export function clientListRequest(
   page: number,
@@ -63,6 +65,7 @@ export function clientListRequest(
  * or without a finite `total` is not read as a page (see {@link listPageProblem}).
  *
  * @throws {TenantAnswerError} naming the request and what the body lacks.
+ * @internal
  */
 export function listPageOf(page: number, answer: ApiResponse<unknown>): ClientListPage {
   const missing = listPageProblem(answer.data);

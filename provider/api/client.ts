@@ -1,5 +1,4 @@
 import { type AxiosInstance, isAxiosError } from "axios";
-import { CONFIG_KEYS, type TenantSettings } from "../config.js";
 import {
   TenantApiError,
   TenantAuthError,
@@ -26,6 +25,7 @@ import {
 } from "./http.js";
 import type { OperationContext } from "./operation.js";
 import { TenantRateLimiter } from "./rate-limiter.js";
+import { STACK_KEYS, type TenantSettings } from "./settings.js";
 import { describeTransportFailure, isCanceled, isTimeout, mayHeal } from "./transport-failures.js";
 
 /** One call to the management API. */
@@ -213,7 +213,7 @@ export class TenantApiClient {
     if (error instanceof TenantError) return error;
     const past = waitPastDeadline(error);
     if (past !== undefined) {
-      const setting = this.settings.timeoutSettings?.operation ?? CONFIG_KEYS.operationTimeout.key;
+      const setting = this.settings.timeoutSettings?.operation ?? STACK_KEYS.operationTimeout;
       const deadline = `the operation deadline of ${Math.round(context.deadlineMs / 1000)} s (set ${setting} to change it)`;
       return new TenantTimeoutError(describeWaitPastDeadline(what, past, deadline));
     }
@@ -241,7 +241,7 @@ export class TenantApiClient {
       return new TenantTimeoutError(
         `${what} got no answer from ${origin} within ${duration(requestTimeoutMs)} ` +
           `(${plural(attempts, "attempt")}); gave up: is a tenant listening there? ` +
-          `(${timeoutSettings?.request ?? CONFIG_KEYS.requestTimeout.key} sets the wait)`,
+          `(${timeoutSettings?.request ?? STACK_KEYS.requestTimeout} sets the wait)`,
       );
     }
     // A failure that cannot heal had one attempt; one that may heal says how many it had.
@@ -252,7 +252,7 @@ export class TenantApiClient {
   }
 
   private deadlineError(context: OperationContext, what: string): TenantTimeoutError {
-    const setting = this.settings.timeoutSettings?.operation ?? CONFIG_KEYS.operationTimeout.key;
+    const setting = this.settings.timeoutSettings?.operation ?? STACK_KEYS.operationTimeout;
     return new TenantTimeoutError(
       `${what} did not finish within the operation deadline of ` +
         `${Math.round(context.deadlineMs / 1000)} s (set ${setting} to change it)`,

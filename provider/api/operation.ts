@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { TenantSettings } from "../config.js";
+import type { TenantSettings } from "./settings.js";
 
 /**
  * What a provider operation runs under: the resource it speaks for (every error names it) and

@@ -101,8 +101,6 @@ export function othersShown(others: number | undefined, rate: number): boolean {
  * the window is unlimited, as the provider paced before the reserve existed. (Growing by one a
  * round trip once an answer fell, as TCP does, was tried for fairness among runs and gave mixed
  * figures: docs/design/decisions.md, "Sharing the rate limit".)
- *
- * @internal
  */
 export function nextWindow(
   window: number,
@@ -121,8 +119,6 @@ export function nextWindow(
 
 /**
  * An answer the model synchronised on: when its request went out, and what it said.
- *
- * @internal
  */
 export interface Anchor {
   /** When the request went out (ms since the epoch). */
@@ -160,8 +156,6 @@ const OTHERS_MIN_SPAN_MS = 500;
  * this process's requests in between, against `to.remaining`. Never below 0 nor above the
  * tenant's rate. Undefined when the span is shorter than {@link OTHERS_MIN_SPAN_MS} (too coarse to
  * read).
- *
- * @internal
  */
 export function othersRate(
   from: Anchor,
@@ -243,8 +237,6 @@ const OTHERS_WHILE_THEY_TAKE = 3;
  * tenant's whole rate, so what the others take between two answers is counted here. 0 without a
  * reserve, as the provider paced before the reserve existed, and for a tenant that gives no
  * figures.
- *
- * @internal
  */
 export function othersInFlight(
   view: {

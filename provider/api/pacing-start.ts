@@ -13,8 +13,6 @@ import type { HeldBy } from "./pacing-waits.js";
 
 /**
  * What the limiter knows at one moment, for {@link decideStart}.
- *
- * @internal
  */
 export interface BucketView {
   /** The bucket's size; undefined before the first answer, Infinity for a tenant without one. */
@@ -54,8 +52,6 @@ export interface BucketView {
 /**
  * Whether the next request may go now; if not, how long until it may (Infinity: only an answer
  * can change the picture) and what holds it back, for the report of long waits.
- *
- * @internal
  */
 export type StartDecision =
   | { readonly go: true }
@@ -71,8 +67,6 @@ export type StartDecision =
  *   once the other callers' requests already on the network have landed, so it needs
  *   `1 + reserve + othersInFlight` tokens, but never more than the room the bucket has
  *   ({@link BucketView.room}). What holds it then is said by {@link bucketCause}.
- *
- * @internal
  */
 export function decideStart(view: BucketView, budget: PacingBudget, now: number): StartDecision {
   const { reserve } = view;

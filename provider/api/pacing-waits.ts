@@ -23,7 +23,7 @@ import { othersShown, type PacingBudget, reserveTokens } from "./pacing-budget.j
 export type HeldBy = "rate" | "others" | "rejected" | "reserve" | "ceiling" | "window";
 
 /** Long waits not reported yet: how many, the longest, and what held that one. */
-export interface WaitTally {
+interface WaitTally {
   readonly requests: number;
   readonly longestMs: number;
   readonly heldBy: HeldBy;

@@ -42,7 +42,7 @@ export type PacingEvent =
   | { readonly kind: "end"; readonly at: number };
 
 /** What the limiter does after a step. */
-export interface PacingActions {
+interface PacingActions {
   /** Tickets for the first `send.length` waiters, in order: they go now. */
   readonly send: readonly Ticket[];
   /** When to step again with a `timer` event; undefined when only an answer can let the next go. */

@@ -32,7 +32,6 @@
  * between steps; this class keeps one per bucket and routes each request to its bucket.
  */
 
-import { CONFIG_KEYS } from "../config.js";
 import { BucketPacer, type RateLimiterState } from "./bucket-pacer.js";
 import { bucketOf, NO_ROUTES, type Routes, routed, SHARED_BUCKET } from "./pacing-buckets.js";
 import { DEFAULT_PACING_BUDGET, type PacingBudget, politest } from "./pacing-budget.js";
@@ -41,6 +40,7 @@ import { type BudgetNames, describePacingReport } from "./pacing-report.js";
 import type { PacingStart, Ticket } from "./pacing-state.js";
 import type { PacingReport } from "./pacing-waits.js";
 import type { RateLimitHeaders } from "./rate-limit-headers.js";
+import { STACK_KEYS } from "./settings.js";
 
 export type { RateLimiterState } from "./bucket-pacer.js";
 export type { Ticket } from "./pacing-state.js";
@@ -72,8 +72,8 @@ export interface RateLimiterOptions {
 
 /** The stack config's keys of the budget, as {@link RateLimiterOptions.budgetNames} defaults. */
 const STACK_BUDGET_NAMES: BudgetNames = {
-  rateLimitReserve: CONFIG_KEYS.rateLimitReserve.key,
-  maxRequestsPerSecond: CONFIG_KEYS.maxRequestsPerSecond.key,
+  rateLimitReserve: STACK_KEYS.rateLimitReserve,
+  maxRequestsPerSecond: STACK_KEYS.maxRequestsPerSecond,
 };
 
 /** A request let out: its ticket, its group and the bucket that let it out. */
