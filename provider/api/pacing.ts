@@ -85,9 +85,9 @@ function onTimer(state: PacingState, event: Extract<PacingEvent, { kind: "timer"
   return decideReleases(onElapsed(state, event.at), event.at, event.waiting, undefined);
 }
 
-/** A budget is asked for ({@link keptBudget}): the waiters may go by the budget that holds. */
+/** A budget is asked for ({@link decideBudget}): the waiters may go by the budget that holds. */
 function onBudget(state: PacingState, event: Extract<PacingEvent, { kind: "budget" }>): Step {
-  const { state: kept, told } = keptBudget(onElapsed(state, event.at), event.budget, event.who);
+  const { state: kept, told } = decideBudget(onElapsed(state, event.at), event.budget, event.who);
   return decideReleases(kept, event.at, event.waiting, told);
 }
 
@@ -116,7 +116,7 @@ export function turnsAt(
  * otherwise be paced by a budget it never sees. One ask is kept per distinct budget, so a stack of
  * 200 resources on the default keeps one.
  */
-function keptBudget(
+function decideBudget(
   state: PacingState,
   budget: PacingBudget,
   who: string,
