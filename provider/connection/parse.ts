@@ -15,47 +15,15 @@ import {
   isClientAssertionAlg,
   readPrivateKey,
 } from "../api/client-assertion.js";
+import type { Connection, Credentials } from "../api/settings.js";
 import { TenantConfigError } from "../errors.js";
 import { isPlainObject } from "../json.js";
 import { isUnknown } from "../schema/unknown.js";
 // The leaf modules, not the schema's index: `schema/check.ts` imports this module.
 import { CONNECTION_SETTINGS, type ConnectionSetting, TENANT_KEY } from "./schema.js";
 
-/** How the provider authenticates to the tenant management API. */
-export type Credentials =
-  | { readonly kind: "apiToken"; readonly token: string }
-  | {
-      readonly kind: "clientCredentials";
-      readonly clientId: string;
-      readonly clientSecret: string;
-      readonly audience: string;
-      readonly tokenUrl: string;
-    }
-  | {
-      readonly kind: "privateKeyJwt";
-      readonly clientId: string;
-      /** The private key, read and checked to fit {@link alg}; never printed. */
-      readonly privateKey: KeyObject;
-      readonly alg: ClientAssertionAlg;
-      readonly audience: string;
-      readonly tokenUrl: string;
-      /** The assertion's `aud`: the tenant, `${origin}/` (docs/design/platform.md, "Client assertions"). */
-      readonly assertionAudience: string;
-      /** The names of the key and algorithm settings, for the sentence of a refused assertion. */
-      readonly settings: { readonly key: string; readonly alg: string };
-    };
-
 /** The settings that are each one way of proving who the provider is. */
 const AUTH_METHODS = ["apiToken", "clientSecret", "clientAssertionPrivateKey"] as const;
-
-/** Where one tenant's management API is and how to authenticate to it. */
-export interface Connection {
-  /** `https://host[:port]` (or `http://` for a loopback host). */
-  readonly origin: string;
-  /** `${origin}/api/v2`: every API path is relative to it. */
-  readonly baseUrl: string;
-  readonly credentials: Credentials;
-}
 
 /** How one way of configuring spells the settings, for its messages. */
 export interface ConnectionNaming {
