@@ -27,6 +27,7 @@ export {
   TenantAuthError,
   TenantConfigError,
   TenantError,
+  TenantInstallError,
   TenantNetworkError,
   TenantTimeoutError,
   TenantValidationError,
@@ -41,7 +42,6 @@ export {
   EventStreamDeletion,
   type EventStreamDeletionArgs,
 } from "./resources/event-stream-deletion.js";
-export { TenantInstallError } from "./resources/install-layout.js";
 export {
   type PushProvider,
   PushProviderSelection,

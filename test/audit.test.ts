@@ -32,6 +32,7 @@ import {
 } from "../provider/audit/report.js";
 import { sarifLogOf } from "../provider/audit/sarif.js";
 import { renderText } from "../provider/audit/text.js";
+import { DEFAULT_FIELDS } from "../provider/clients/catalogue.js";
 import {
   CommandUsageError,
   exitStatusOf,
@@ -40,7 +41,6 @@ import {
   TenantConfigError,
   TenantNetworkError,
 } from "../provider/errors.js";
-import { DEFAULT_FIELDS } from "../provider/generate/fields.js";
 import { RULE_NAMES, TENANT_RULES } from "../provider/policy/index.js";
 
 const PORTAL_ID = "P0rta1P0rta1P0rta1P0rta1P0rta1Aa";

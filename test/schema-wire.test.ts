@@ -12,8 +12,8 @@ import {
   wireName,
 } from "../provider/schema/index.js";
 import { pushProviderSelectionSchema } from "../provider/schema/push-provider-selection.js";
-import { UNKNOWN } from "../provider/schema/unknown.js";
 import { camelToSnake, snakeToCamel } from "../provider/schema/wire.js";
+import { UNKNOWN } from "../provider/unknown.js";
 
 /** The 55 client fields as the platform spells them, in its order (docs/design/platform.md). */
 const SPEC_FIELDS = [

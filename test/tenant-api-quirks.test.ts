@@ -5,9 +5,9 @@
  */
 
 import { afterEach, describe, expect, it } from "vitest";
+import { readClients } from "../provider/clients/reads.js";
 import { resolveSettings } from "../provider/config.js";
 import { CommandUsageError, TenantAnswerError } from "../provider/errors.js";
-import { readClients } from "../provider/generate/reads.js";
 import { parseCliArgs } from "../provider/local-tenant/command.js";
 import {
   DEFAULT_SEED_IDS,

@@ -11,7 +11,7 @@
 
 import { DEFAULT_PACING_BUDGET, type PacingBudget } from "../api/pacing.js";
 import { TenantConfigError } from "../errors.js";
-import { isUnknown } from "../schema/unknown.js";
+import { isUnknown } from "../unknown.js";
 import type { ConnectionNaming, ConnectionProblem, ConnectionValues } from "./parse.js";
 
 /** The members of a connection that make its budget. */

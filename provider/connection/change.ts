@@ -9,7 +9,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Props } from "../json.js";
 import { isPlainObject } from "../json.js";
-import { isUnknown } from "../schema/unknown.js";
+import { isUnknown } from "../unknown.js";
 import { type ConnectionValues, connectionValues, originOfValues } from "./parse.js";
 import { STACK_TENANT_KEY, TENANT_KEY } from "./schema.js";
 

@@ -17,7 +17,7 @@ import {
 } from "../api/client-assertion.js";
 import { TenantConfigError } from "../errors.js";
 import { isPlainObject } from "../json.js";
-import { isUnknown } from "../schema/unknown.js";
+import { isUnknown } from "../unknown.js";
 // The leaf modules, not the schema's index: `schema/check.ts` imports this module.
 import { CONNECTION_SETTINGS, type ConnectionSetting, TENANT_KEY } from "./schema.js";
 

@@ -13,7 +13,7 @@
 import { spawn } from "node:child_process";
 import { constants as osConstants } from "node:os";
 import { parseArgs } from "node:util";
-import { commandLineProblem } from "../command-line.js";
+import { commandLineProblem } from "../command/line.js";
 import { COMMAND_EXIT, CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 import { MAX_BACKGROUND_BURST, MAX_BACKGROUND_RATE } from "./background-load.js";
 import { isLoopback } from "./context.js";

@@ -18,8 +18,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ADDON_KEY_MATERIAL } from "../../clients/catalogue.js";
 import { LocalTenantError } from "../../errors.js";
-import { ADDON_KEY_MATERIAL } from "../../generate/fields.js";
 import { isPlainObject } from "../../json.js";
 import { PUSH_PROVIDERS } from "../../schema/index.js";
 import { type Principal, requireScope } from "../auth.js";
