@@ -17,7 +17,8 @@ import {
 } from "../provider/api/client-assertion.js";
 import { runAudit } from "../provider/audit/command.js";
 import { givenSettingProblems, resolveSettings } from "../provider/config.js";
-import { connectionProblems, TENANT_INPUT_NAMING } from "../provider/connection/parse.js";
+import { connectionProblems } from "../provider/connection/parse.js";
+import { TENANT_INPUT_NAMING } from "../provider/connection/values.js";
 import { parseGenerateArgs } from "../provider/generate/options.js";
 import {
   startTenantApi,

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { originOfValues } from "../connection/parse.js";
+import { originOfValues } from "../connection/origin.js";
 import { TENANT_KEY } from "../connection/schema.js";
 import { isPlainObject, type Props } from "../json.js";
 import { NAME_KEY } from "../schema/index.js";
