@@ -9,11 +9,17 @@
  */
 
 export { environmentSettingProblems, givenSettingProblems } from "./config/problems.js";
-export { resolveCommandSettings, resolveSettings } from "./config/resolve.js";
+export {
+  resolveCommandSettings,
+  /** @internal */
+  resolveSettings,
+} from "./config/resolve.js";
 export {
   CONFIG_KEYS,
   type ConfigSource,
+  /** @internal */
   DEFAULT_OPERATION_TIMEOUT_MS,
+  /** @internal */
   DEFAULT_REQUEST_TIMEOUT_MS,
   type TenantSettings,
 } from "./config/settings.js";

@@ -3,7 +3,7 @@
  * `code`, in one place to import them from. They are declared by who sees them: the root
  * ({@link TenantError}, which every one of them extends, and the codes) in `errors/root.ts`, a
  * program's author's in `errors/tenant.ts`, the commands' (and their exit statuses) in
- * `errors/commands.ts`, the local tenant's in `errors/local-tenant.ts`.
+ * `errors/commands.ts`, the local tenant API's in `errors/local-api.ts`.
  *
  * @module
  */
@@ -18,7 +18,7 @@ export {
   SnapshotOutputError,
   UnknownClientError,
 } from "./errors/commands.js";
-export { LocalTenantError, SeedError } from "./errors/local-tenant.js";
+export { LocalTenantError, SeedError } from "./errors/local-api.js";
 export { type ErrorCode, ErrorCodes, TenantError } from "./errors/root.js";
 export {
   type ApiFailure,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { LocalTenantError, SeedError } from "./local-tenant.js";
+import { LocalTenantError, SeedError } from "./local-api.js";
 import { ErrorCodes, errorKind, type TenantError } from "./root.js";
 import {
   TenantApiError,

@@ -4,7 +4,7 @@
  * programs and tests match on codes; messages may be reworded, codes may not), and
  * {@link errorKind}, which declares a kind in one line. The kinds themselves are in the files of
  * who sees them: `tenant.ts` (a program's author), `commands.ts` (the commands' users),
- * `local-tenant.ts` (the local tenant's).
+ * `local-api.ts` (the local tenant API's).
  *
  * Every message starts with the resource it concerns, in the form `ClientSettings "web": ...`,
  * because the dynamic-provider host reports only the message: without the resource name a user of
