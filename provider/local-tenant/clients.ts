@@ -106,7 +106,7 @@ function placeholderSigningKey(tenant: string): Record<string, string> {
 
 /**
  * The fields the platform answers on a client created without them (docs/design/local-tenant.md,
- * "Defaults"), for a client of `tenant` and `appType`: what the recorded POST answers carry, plus
+ * "How a PATCH applies"), for a client of `tenant` and `appType`: what the recorded POST answers carry, plus
  * the two response-only fields this tenant always answers (`tenant`, `global`: the client list's
  * `is_global` filter reads it). Nothing else: the platform answers no `description`,
  * `token_endpoint_auth_method`, `callbacks` or `false` it was not given. A fresh object each call.
