@@ -27,9 +27,9 @@ import { requireServerPeers } from "./local-tenant/peers.js";
 import type { QuirkOptions } from "./local-tenant/quirks.js";
 import type { RateLimitOptions } from "./local-tenant/rate-limit.js";
 import { SEED_FORMAT_VERSION, type TenantSeed } from "./local-tenant/seed.js";
-import type { TenantApiOptions } from "./local-tenant/server.js";
 import type { BackgroundStats } from "./local-tenant/stats.js";
 import type { PushProvider, WireEventStream } from "./local-tenant/store.js";
+import type { TenantApiOptions } from "./local-tenant/tenant-api.js";
 
 export {
   CommandUsageError,

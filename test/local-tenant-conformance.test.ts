@@ -11,7 +11,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PatchModel } from "../provider/local-tenant/client-patch.js";
-import { startTenantApi, type TenantApi } from "../provider/local-tenant/server.js";
+import { startTenantApi } from "../provider/local-tenant/server.js";
+import type { TenantApi } from "../provider/local-tenant/tenant-api.js";
 import { IGNORED_FIELDS, SPELLINGS } from "./fixtures/recorded/ignored-fields.js";
 import {
   answerDifferences,

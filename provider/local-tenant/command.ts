@@ -17,9 +17,15 @@ import { commandLineProblem } from "../command/line.js";
 import { COMMAND_EXIT, CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 import { MAX_BACKGROUND_BURST, MAX_BACKGROUND_RATE } from "./background-load.js";
 import { PATCH_MODELS, type PatchModel } from "./client-patch.js";
-import { isLoopback } from "./context.js";
 import { parseNetworkDelayFlag } from "./network-delay.js";
-import { startTenantApi, type TenantApi, type TenantApiOptions } from "./server.js";
+import {
+  backgroundSummary,
+  beyondLoopbackWarning,
+  readableLine,
+  readyLine,
+} from "./ready-lines.js";
+import { startTenantApi } from "./server.js";
+import type { TenantApi, TenantApiOptions } from "./tenant-api.js";
 
 /** `--help`. */
 const USAGE = `Usage: pulumi-tenant local-tenant [options] [-- COMMAND ARGS...]
@@ -56,45 +62,6 @@ Options:
   --tls                    serve HTTPS with a generated CA (its file is printed as caFile)
   -h, --help               this text
 `;
-
-/** The line printed on stdout once the server listens; `consoleUrl` first, for a person reading it. */
-export interface CliReadyLine {
-  /** The console: a page that shows the tenant and the requests live (docs/design/local-tenant.md). */
-  consoleUrl: string;
-  /** `${domain}/api/v2`. */
-  baseUrl: string;
-  /** What a user puts in `tenant:domain`. */
-  domain: string;
-  /** The token endpoint. */
-  tokenUrl: string;
-  /** The audience to ask tokens for. */
-  audience: string;
-  /** Id of the machine-to-machine client granted every scope. */
-  clientId: string;
-  /** Its secret. */
-  clientSecret: string;
-  /** Its scopes. */
-  scopes: string[];
-  /** The read-only machine-to-machine client. */
-  readOnly: { clientId: string; clientSecret: string; scopes: string[] };
-  /**
-   * Ids of the tenant's clients, the first {@link LISTED_CLIENTS} of them: `--clients 2000` would
-   * make the line 70 KB (`GET /api/v2/clients` lists them all).
-   */
-  clients: string[];
-  /** How many clients the tenant has, listed or not. */
-  clientCount: number;
-  /** Ids of the seeded event streams. */
-  eventStreams: string[];
-  /** Name of the tenant. */
-  tenant: string;
-  /** The counters, from outside (loopback only). */
-  statsUrl: string;
-  /** With `--tls`: the CA certificate file to trust. */
-  caFile?: string;
-  /** Process id, to signal the server. */
-  pid: number;
-}
 
 function integer(
   name: string,
@@ -214,90 +181,6 @@ export function parseCliArgs(argv: readonly string[]): TenantApiOptions | "help"
   const delayText = values["network-delay"];
   if (delayText !== undefined) options.networkDelay = parseNetworkDelayFlag(delayText);
   return options;
-}
-
-/** The client ids the ready line lists at most. */
-const LISTED_CLIENTS = 20;
-
-/** The JSON line describing a running server. */
-function readyLine(api: TenantApi): CliReadyLine {
-  const line: CliReadyLine = {
-    consoleUrl: api.consoleUrl,
-    baseUrl: api.baseUrl,
-    domain: api.domain,
-    tokenUrl: api.tokenUrl,
-    audience: api.audience,
-    clientId: api.clientId,
-    clientSecret: api.clientSecret,
-    scopes: api.scopes,
-    readOnly: api.readOnly,
-    clients: api.clients.slice(0, LISTED_CLIENTS),
-    clientCount: api.clients.length,
-    eventStreams: api.eventStreams,
-    tenant: api.tenant,
-    statsUrl: `${api.domain}/__tenant-api/stats`,
-    pid: process.pid,
-  };
-  if (api.caFile !== undefined) line.caFile = api.caFile;
-  return line;
-}
-
-/**
- * The line for a person, on stderr once the server listens (stdout has the JSON line for
- * programs): where the tenant is, its console, what it holds, how to stop it.
- */
-function readableLine(
-  api: Pick<TenantApi, "domain" | "consoleUrl" | "tenant" | "clients" | "caFile">,
-): string {
-  const trust =
-    api.caFile === undefined ? "" : `; trust its CA with NODE_EXTRA_CA_CERTS=${api.caFile}`;
-  return (
-    `pulumi-tenant local-tenant: tenant ${api.tenant} at ${api.domain} with ` +
-    `${api.clients.length === 1 ? "1 client" : `${api.clients.length} clients`}; console ` +
-    `${api.consoleUrl}${trust}; stop with Ctrl-C\n`
-  );
-}
-
-/**
- * The line written on stderr at stop when a background load ran, so that a pipeline's log says
- * what the run did to the tenant's other callers; undefined without a background load.
- *
- * @example
- * ```
- * pulumi-tenant local-tenant: background load 3/s: 71 requests, 0 refused with 429 (the
- * program's: 412 API requests, 3 refused with 429)
- * ```
- */
-export function backgroundSummary(
-  api: Pick<TenantApi, "stats" | "backgroundLoad">,
-): string | undefined {
-  const load = api.backgroundLoad();
-  if (load === null) return undefined;
-  const { background, api: programRequests, byStatus } = api.stats();
-  const burst = load.burst === 1 ? "" : `, ${load.burst} at a time`;
-  return (
-    `pulumi-tenant local-tenant: background load ${load.rate}/s${burst}: ` +
-    `${background.total} requests, ${background.refused} refused with 429 ` +
-    `(the program's: ${programRequests} API requests, ${byStatus["429"] ?? 0} refused with 429)\n`
-  );
-}
-
-/**
- * The line written on stderr when the tenant listens beyond loopback (`--host` another address or
- * name), so that nobody leaves it reachable from other machines without knowing; undefined on
- * loopback. Beyond loopback, the management API and the console answer others only with a token,
- * the other control routes not at all (docs/design/local-tenant.md, "The console").
- *
- * @internal
- */
-export function beyondLoopbackWarning(host: string | undefined): string | undefined {
-  if (host === undefined || host.toLowerCase() === "localhost" || isLoopback(host)) {
-    return undefined;
-  }
-  return (
-    `pulumi-tenant local-tenant: warning: listening on ${host}, beyond loopback: other machines ` +
-    "can reach this tenant (its console and management API answer them with a token only)\n"
-  );
 }
 
 /** Where the command writes. */

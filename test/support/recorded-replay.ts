@@ -14,7 +14,7 @@ import { isPlainObject } from "../../provider/json.js";
 import type { WireClient } from "../../provider/local-tenant/clients.js";
 import { withResponseDefaults } from "../../provider/local-tenant/clients.js";
 import { withSeedSecret } from "../../provider/local-tenant/seed-defaults.js";
-import type { TenantApi } from "../../provider/local-tenant/server.js";
+import type { TenantApi } from "../../provider/local-tenant/tenant-api.js";
 import { callApi } from "./test-client.js";
 
 /** Where the corpus is vendored. */
