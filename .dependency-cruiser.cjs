@@ -197,21 +197,11 @@ const LAYERS = [
 
 /**
  * Imports up a layer that stand for now, each with why (CONTRIBUTING.md lists them under the
- * layers); every other one fails. The API's import of config.ts is fixed on the i63a branch
- * (issue 63, item 2: the types and keys both share move to api/settings.ts): once it is merged,
- * this entry and its line in CONTRIBUTING.md go.
+ * layers); every other one fails. None stands.
  *
  * @type {{ from: string, to: string, fromRoom: string, toRoom: string, why: string }[]}
  */
-const ALLOWED_UP = [
-  {
-    from: "^provider/api/",
-    to: "^provider/config\\.ts$",
-    fromRoom: "api/",
-    toRoom: "config.ts",
-    why: "the API client reads the settings' types and keys (TenantSettings, Credentials, CONFIG_KEYS); issue 63 item 2 moves them below both",
-  },
-];
+const ALLOWED_UP = [];
 
 /**
  * `<room> imports only lower layers`: for each room, the rooms of its layer and those above

@@ -8,6 +8,7 @@
  * @module
  */
 
+export type { Credentials } from "./api/settings.js";
 export { environmentSettingProblems, givenSettingProblems } from "./config/problems.js";
 export {
   resolveCommandSettings,
@@ -30,4 +31,3 @@ export {
   stackSettingFailuresOnce,
   useStackConfig,
 } from "./config/stack.js";
-export type { Credentials } from "./connection/credentials.js";

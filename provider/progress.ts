@@ -13,7 +13,7 @@
  * @module
  */
 
-import { OTHERS_SHOWN_SHARE } from "./api/pacing.js";
+import { OTHERS_SHOWN_SHARE } from "./api/pacing-budget.js";
 import { rateText as rate } from "./api/pacing-report.js";
 import type { RateLimiterState } from "./api/rate-limiter.js";
 import { CONFIG_KEYS } from "./config.js";

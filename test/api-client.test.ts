@@ -2,9 +2,10 @@ import { inspect } from "node:util";
 import type { AxiosError } from "axios";
 import { afterEach, describe, expect, it } from "vitest";
 import { ClientCredentialsTokenSource, tokenScopes } from "../provider/api/auth.js";
-import { type OperationContext, TenantApiClient } from "../provider/api/client.js";
+import { TenantApiClient } from "../provider/api/client.js";
 import { createAuthHttp, retryDelayMs } from "../provider/api/http.js";
-import { DEFAULT_PACING_BUDGET } from "../provider/api/pacing.js";
+import type { OperationContext } from "../provider/api/operation.js";
+import { DEFAULT_PACING_BUDGET } from "../provider/api/pacing-budget.js";
 import type { Credentials, TenantSettings } from "../provider/config.js";
 import {
   TenantApiError,

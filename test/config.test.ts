@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PACING_BUDGET } from "../provider/api/pacing.js";
+import { DEFAULT_PACING_BUDGET } from "../provider/api/pacing-budget.js";
 import {
   type ConfigSource,
   DEFAULT_OPERATION_TIMEOUT_MS,

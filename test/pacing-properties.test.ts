@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PACING_BUDGET, TAKE_EVERYTHING } from "../provider/api/pacing.js";
+import { DEFAULT_PACING_BUDGET, TAKE_EVERYTHING } from "../provider/api/pacing-budget.js";
 import { PROPERTY_SEED } from "./support/arbitraries/index.js";
 import {
   type AnswerQuirk,

@@ -1,24 +1,20 @@
 import { describe, expect, it } from "vitest";
+import { paceStep, turnsAt } from "../provider/api/pacing.js";
+import { decideCount } from "../provider/api/pacing-answer.js";
 import {
-  type BucketView,
   DEFAULT_PACING_BUDGET,
-  decideStart,
-  initialPacingState,
-  mainCause,
   nextWindow,
   othersInFlight,
   othersRate,
   type PacingBudget,
-  type PacingReport,
-  type PacingState,
-  paceStep,
   politest,
   reserveTokens,
-  resynchronised,
   TAKE_EVERYTHING,
-  turnsAt,
-} from "../provider/api/pacing.js";
+} from "../provider/api/pacing-budget.js";
 import { describeHolds, describePacingReport } from "../provider/api/pacing-report.js";
+import { type BucketView, decideStart } from "../provider/api/pacing-start.js";
+import { initialPacingState, type PacingState } from "../provider/api/pacing-state.js";
+import { mainCause, type PacingReport } from "../provider/api/pacing-waits.js";
 import type { RateLimitHeaders } from "../provider/api/rate-limit-headers.js";
 
 /**
@@ -293,26 +289,26 @@ describe("othersInFlight", () => {
   });
 });
 
-describe("resynchronised", () => {
+describe("decideCount", () => {
   it("keeps the model's count while it lies within the whole token the header rounds down", () => {
-    expect(resynchronised(1.6, 1, DEFAULT_PACING_BUDGET)).toBe(1.6);
+    expect(decideCount(1.6, 1, DEFAULT_PACING_BUDGET)).toBe(1.6);
   });
 
   it("takes the header when the model counted more than the tenant holds", () => {
-    expect(resynchronised(2.2, 1, DEFAULT_PACING_BUDGET)).toBe(1);
+    expect(decideCount(2.2, 1, DEFAULT_PACING_BUDGET)).toBe(1);
   });
 
   it("takes the header when the model counted less", () => {
-    expect(resynchronised(0.4, 1, DEFAULT_PACING_BUDGET)).toBe(1);
+    expect(decideCount(0.4, 1, DEFAULT_PACING_BUDGET)).toBe(1);
   });
 
   it("takes the top of the header's whole token when the count is above it by less than the slack", () => {
-    expect(resynchronised(1.02, 0, DEFAULT_PACING_BUDGET, 0.05)).toBeCloseTo(1 - 1e-6, 9);
-    expect(resynchronised(1.2, 0, DEFAULT_PACING_BUDGET, 0.05)).toBe(0);
+    expect(decideCount(1.02, 0, DEFAULT_PACING_BUDGET, 0.05)).toBeCloseTo(1 - 1e-6, 9);
+    expect(decideCount(1.2, 0, DEFAULT_PACING_BUDGET, 0.05)).toBe(0);
   });
 
   it("takes the header alone for a run that takes everything, as before", () => {
-    expect(resynchronised(1.6, 1, TAKE_EVERYTHING)).toBe(1);
+    expect(decideCount(1.6, 1, TAKE_EVERYTHING)).toBe(1);
   });
 });
 

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { bucketOf, NO_ROUTES, routed, routeGroup } from "../provider/api/pacing-buckets.js";
 import {
   DEFAULT_PACING_BUDGET,
   type PacingBudget,
   TAKE_EVERYTHING,
-} from "../provider/api/pacing.js";
-import { bucketOf, NO_ROUTES, routed, routeGroup } from "../provider/api/pacing-buckets.js";
+} from "../provider/api/pacing-budget.js";
 import {
   parseRateLimitHeaders,
   type RateLimitHeaders,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { OperationContext } from "../provider/api/client.js";
-import { DEFAULT_PACING_BUDGET, type PacingBudget } from "../provider/api/pacing.js";
+import type { OperationContext } from "../provider/api/operation.js";
+import { DEFAULT_PACING_BUDGET, type PacingBudget } from "../provider/api/pacing-budget.js";
 import { getTenantClient } from "../provider/api/tenants.js";
 import type { Credentials, TenantSettings } from "../provider/config.js";
 import { TenantTimeoutError } from "../provider/errors.js";

@@ -1,9 +1,9 @@
 import { type AxiosInstance, isAxiosError } from "axios";
-import type { Credentials } from "../config.js";
 import { TenantAuthError, TenantTimeoutError } from "../errors.js";
 import { isPlainObject } from "../json.js";
 import { CLIENT_ASSERTION_TYPE, signClientAssertion } from "./client-assertion.js";
 import { describeWaitPastDeadline, waitPastDeadline } from "./http.js";
+import type { Credentials } from "./settings.js";
 import { abortable, describeTransportFailure, isTimeout } from "./transport-failures.js";
 
 /** Supplies bearer tokens for the management API. */

@@ -8,9 +8,10 @@
  * @module
  */
 
-import type { OperationContext, TenantApiClient } from "./client.js";
+import type { TenantApiClient } from "./client.js";
 import type { WireClient } from "./client-read-policy.js";
 import { clientPath, clientReadRequest } from "./client-requests.js";
+import type { OperationContext } from "./operation.js";
 import { clientReadPassOf } from "./tenants.js";
 
 /** Client reads and writes, in the wire's spelling. */

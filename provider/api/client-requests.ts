@@ -1,19 +1,21 @@
 /**
- * The requests that read and write clients, as pure values, and the two calls a read pass makes
- * with them.
+ * The requests that read and write clients, as pure values, the two calls a read pass makes with
+ * them, and the listing of every client page by page.
  *
  * @module
  */
 
 import { TenantAnswerError } from "../errors.js";
-import type { ApiRequest, ApiResponse, OperationContext, TenantApiClient } from "./client.js";
+import type { ApiRequest, ApiResponse, TenantApiClient } from "./client.js";
 import {
   CLIENT_PAGE_SIZE,
   type ClientListPage,
   type ClientReadTransport,
   listPageProblem,
+  pageCountOf,
   type WireClient,
 } from "./client-read-policy.js";
+import type { OperationContext } from "./operation.js";
 
 /** The path of one client, relative to the API base. */
 export function clientPath(clientId: string): string {
@@ -37,6 +39,8 @@ export function clientReadRequest(clientId: string, fields: readonly string[]): 
  * `GET /clients`, page `page` of `perPage` (the platform's maximum, 100, unless said otherwise)
  * with the tenant's total, asking for exactly the wire `fields`; `filters` are the list's own
  * (`app_type`, `is_global`, `is_first_party`).
+ *
+ * @internal
  */
 export function clientListRequest(
   page: number,
@@ -61,6 +65,7 @@ export function clientListRequest(
  * or without a finite `total` is not read as a page (see {@link listPageProblem}).
  *
  * @throws {TenantAnswerError} naming the request and what the body lacks.
+ * @internal
  */
 export function listPageOf(page: number, answer: ApiResponse<unknown>): ClientListPage {
   const missing = listPageProblem(answer.data);
@@ -88,4 +93,51 @@ export function clientReadTransport(api: TenantApiClient): ClientReadTransport<O
       ),
     turnsNow: (upTo) => api.turnsNow(upTo),
   };
+}
+
+/**
+ * Told after each list page: pages answered so far, pages in all, clients in all, and the clients
+ * the page brought (all of them, whatever the page's place in the listing).
+ */
+export type ClientListProgress = (
+  pagesDone: number,
+  pageCount: number,
+  total: number,
+  clients: readonly WireClient[],
+) => void;
+
+/**
+ * Every client (of `appTypes`, when given), through `api`, each call under a context of its own
+ * (`context`: a large tenant is many calls, each bounded): page 0 tells how many there are, then
+ * the other pages are asked for at once and the API client paces them at the tenant's rate.
+ *
+ * @throws {TenantAnswerError} for a page whose body is not a page ({@link listPageOf}).
+ */
+export async function listEveryClient(
+  api: TenantApiClient,
+  context: () => OperationContext,
+  fields: readonly string[],
+  appTypes: readonly string[] | undefined,
+  progress: ClientListProgress,
+): Promise<WireClient[]> {
+  const filters =
+    appTypes !== undefined && appTypes.length > 0 ? { app_type: appTypes.join(",") } : {};
+  const getPage = async (page: number): Promise<ClientListPage> =>
+    listPageOf(
+      page,
+      await api.call<unknown>(context(), clientListRequest(page, fields, { filters })),
+    );
+  const first = await getPage(0);
+  const pageCount = Math.max(1, pageCountOf(first.total));
+  let done = 1;
+  progress(done, pageCount, first.total, first.clients);
+  const rest = await Promise.all(
+    Array.from({ length: pageCount - 1 }, async (_, index) => {
+      const page = await getPage(index + 1);
+      done += 1;
+      progress(done, pageCount, first.total, page.clients);
+      return page.clients;
+    }),
+  );
+  return [first.clients, ...rest].flat();
 }

@@ -1,5 +1,4 @@
 import { type AxiosInstance, isAxiosError } from "axios";
-import { CONFIG_KEYS, type TenantSettings } from "../config.js";
 import {
   TenantApiError,
   TenantAuthError,
@@ -24,7 +23,9 @@ import {
   type RetryPolicy,
   waitPastDeadline,
 } from "./http.js";
+import type { OperationContext } from "./operation.js";
 import { TenantRateLimiter } from "./rate-limiter.js";
+import { STACK_KEYS, type TenantSettings } from "./settings.js";
 import { describeTransportFailure, isCanceled, isTimeout, mayHeal } from "./transport-failures.js";
 
 /** One call to the management API. */
@@ -49,24 +50,6 @@ export interface ApiRequest {
 export interface ApiResponse<T> {
   readonly status: number;
   readonly data: T;
-}
-
-/**
- * What a provider operation runs under: the resource it speaks for (every error names it) and
- * the deadline that bounds all of its calls.
- */
-export interface OperationContext {
-  /** `ClientSettings "web"`: how errors name the resource. */
-  readonly resource: string;
-  /** Aborts when the operation's deadline passes. */
-  readonly signal: AbortSignal;
-  /** The deadline, for the error message. */
-  readonly deadlineMs: number;
-  /**
-   * When the deadline passes (ms since the epoch): a wait the tenant asks for that ends later is
-   * not waited for, the operation fails at once saying so. Unbounded when absent.
-   */
-  readonly deadlineAt?: number;
 }
 
 /** Counters for one tenant client. */
@@ -230,7 +213,7 @@ export class TenantApiClient {
     if (error instanceof TenantError) return error;
     const past = waitPastDeadline(error);
     if (past !== undefined) {
-      const setting = this.settings.timeoutSettings?.operation ?? CONFIG_KEYS.operationTimeout.key;
+      const setting = this.settings.timeoutSettings?.operation ?? STACK_KEYS.operationTimeout;
       const deadline = `the operation deadline of ${Math.round(context.deadlineMs / 1000)} s (set ${setting} to change it)`;
       return new TenantTimeoutError(describeWaitPastDeadline(what, past, deadline));
     }
@@ -258,7 +241,7 @@ export class TenantApiClient {
       return new TenantTimeoutError(
         `${what} got no answer from ${origin} within ${duration(requestTimeoutMs)} ` +
           `(${plural(attempts, "attempt")}); gave up: is a tenant listening there? ` +
-          `(${timeoutSettings?.request ?? CONFIG_KEYS.requestTimeout.key} sets the wait)`,
+          `(${timeoutSettings?.request ?? STACK_KEYS.requestTimeout} sets the wait)`,
       );
     }
     // A failure that cannot heal had one attempt; one that may heal says how many it had.
@@ -269,7 +252,7 @@ export class TenantApiClient {
   }
 
   private deadlineError(context: OperationContext, what: string): TenantTimeoutError {
-    const setting = this.settings.timeoutSettings?.operation ?? CONFIG_KEYS.operationTimeout.key;
+    const setting = this.settings.timeoutSettings?.operation ?? STACK_KEYS.operationTimeout;
     return new TenantTimeoutError(
       `${what} did not finish within the operation deadline of ` +
         `${Math.round(context.deadlineMs / 1000)} s (set ${setting} to change it)`,
@@ -306,17 +289,4 @@ function retryCount(error: unknown): number {
     | { retryCount?: number }
     | undefined;
   return state?.retryCount ?? 0;
-}
-
-/**
- * Starts an operation under a deadline. The returned context's signal aborts after
- * `settings.operationTimeoutMs`; its timer does not keep the process alive.
- */
-export function startOperation(settings: TenantSettings, resource: string): OperationContext {
-  return {
-    resource,
-    signal: AbortSignal.timeout(settings.operationTimeoutMs),
-    deadlineMs: settings.operationTimeoutMs,
-    deadlineAt: Date.now() + settings.operationTimeoutMs,
-  };
 }

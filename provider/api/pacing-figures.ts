@@ -1,8 +1,8 @@
 /**
  * What one answer may teach the pacing model, and no more (docs/design/decisions.md, "A tenant we did
  * not write"): the tenant's clock against ours (from its `Date`), which of its rate-limit figures
- * are sane, and the bounds they give of the refill rate. Pure; `pacing.ts` keeps what these
- * return in its state and decides nothing here.
+ * are sane, and the bounds they give of the refill rate. Pure; `pacing-answer.ts` keeps what
+ * these return in the pacing state and decides nothing here.
  *
  * No single answer can fool the model: a figure that cannot be true is dropped (the previous
  * model is kept), a bound is kept only for {@link BOUNDS_SPAN_MS}, and the rate read from the

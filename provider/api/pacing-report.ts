@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { GivenWay, Holds, PacingReport } from "./pacing.js";
+import type { GivenWay, Holds, PacingReport } from "./pacing-waits.js";
 
 /**
  * How the run's user spells the budget's settings, for the reports: a command's flag or

@@ -27,51 +27,23 @@
  * server's, less the requests still in flight (which the server may not have counted yet), from
  * the answer to the latest request only: an answer overtaken by a later one is older news.
  *
- * Nothing is decided here: every event (a request wanting to go, an answer, the timer, a budget,
- * the end of the run) is one call of the pure step of `pacing.ts`, which returns the new
- * state and what to do: which waiters go, when to wake up (the moment the next may go, never a
- * poll; none while only an answer can let it go), and what to report. This class keeps the queue,
- * the one timer and the state between steps.
+ * Nothing is decided here: each bucket is paced by the pure step of `pacing.ts`, through a
+ * {@link BucketPacer} (`bucket-pacer.ts`) that keeps its queue, its one timer and its state
+ * between steps; this class keeps one per bucket and routes each request to its bucket.
  */
 
-import { CONFIG_KEYS } from "../config.js";
-import {
-  DEFAULT_PACING_BUDGET,
-  initialPacingState,
-  type PacingBudget,
-  type PacingEvent,
-  type PacingReport,
-  type PacingState,
-  paceStep,
-  politest,
-  refilled,
-  type Ticket,
-  turnsAt,
-} from "./pacing.js";
+import { BucketPacer, type RateLimiterState } from "./bucket-pacer.js";
 import { bucketOf, NO_ROUTES, type Routes, routed, SHARED_BUCKET } from "./pacing-buckets.js";
+import { DEFAULT_PACING_BUDGET, type PacingBudget, politest } from "./pacing-budget.js";
 import { saneLimit } from "./pacing-figures.js";
 import { type BudgetNames, describePacingReport } from "./pacing-report.js";
+import type { PacingStart, Ticket } from "./pacing-state.js";
+import type { PacingReport } from "./pacing-waits.js";
 import type { RateLimitHeaders } from "./rate-limit-headers.js";
+import { STACK_KEYS } from "./settings.js";
 
-export type { Ticket } from "./pacing.js";
-
-/** A snapshot for tests and benchmarks. */
-export interface RateLimiterState {
-  readonly limit: number | undefined;
-  /** The tenant's refill rate, as learned. */
-  readonly rate: number;
-  /** What the other callers of the tenant were seen to take, per second, as the pacing counts it. */
-  readonly othersRate: number;
-  /** The least the answers show they took, per second: what the run is told of them. */
-  readonly othersSeen: number;
-  readonly tokens: number;
-  readonly inFlight: number;
-  readonly window: number;
-  readonly queued: number;
-  readonly budget: PacingBudget;
-  /** How the run's user spells the budget's settings (the limiter's {@link RateLimiterOptions.budgetNames}). */
-  readonly budgetNames?: BudgetNames;
-}
+export type { RateLimiterState } from "./bucket-pacer.js";
+export type { Ticket } from "./pacing-state.js";
 
 /** Options, mostly for tests: the clock, the slowest rate, the first answer's concurrency. */
 export interface RateLimiterOptions {
@@ -100,180 +72,9 @@ export interface RateLimiterOptions {
 
 /** The stack config's keys of the budget, as {@link RateLimiterOptions.budgetNames} defaults. */
 const STACK_BUDGET_NAMES: BudgetNames = {
-  rateLimitReserve: CONFIG_KEYS.rateLimitReserve.key,
-  maxRequestsPerSecond: CONFIG_KEYS.maxRequestsPerSecond.key,
+  rateLimitReserve: STACK_KEYS.rateLimitReserve,
+  maxRequestsPerSecond: STACK_KEYS.maxRequestsPerSecond,
 };
-
-/**
- * The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days): a longer one fires after
- * 1 ms, so a ceiling of 1e-9 requests a second once woke the limiter every millisecond. A wait
- * longer than this is slept in steps of it, each step asking the model again.
- */
-const LONGEST_TIMER_MS = 2 ** 31 - 1;
-
-interface Waiter {
-  resolve: (ticket: Ticket) => void;
-  reject: (reason: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-  queuedAt: number;
-}
-
-/**
- * One of the tenant's buckets: a token bucket that learns its limit and refill rate from the
- * rate-limit headers and lets requests out as the pure step of `pacing.ts` says.
- */
-class BucketPacer {
-  private readonly now: () => number;
-  private readonly report: ((told: PacingReport) => void) | undefined;
-  /**
-   * What the state starts from: the first event makes it, so that the model is entered only by a
-   * step, one per event, and the constructor only keeps its options.
-   */
-  private readonly start: Parameters<typeof initialPacingState>[0];
-  private pacing: PacingState | undefined;
-  private readonly queue: Waiter[] = [];
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(
-    start: Parameters<typeof initialPacingState>[0],
-    now: () => number,
-    report: ((told: PacingReport) => void) | undefined,
-    /** Whether this bucket tells of a budget that gave way: the shared one does, for all. */
-    private readonly tellsGivenWay: boolean,
-  ) {
-    this.now = now;
-    this.report = report;
-    this.start = start;
-  }
-
-  /** The bucket's size as the model holds it; undefined before its first answer. */
-  limit(): number | undefined {
-    return this.pacing?.limit;
-  }
-
-  /**
-   * Makes this limiter keep `budget` too: the larger reserve and the lower ceiling of the two
-   * (`politest`), since resources of one tenant share the limiter. When this or an earlier budget
-   * gives way to a more polite one, the report says so once, naming `who` asked for it
-   * (`ClientSettings "web"`).
-   */
-  useBudget(budget: PacingBudget, who: string): void {
-    this.step({ kind: "budget", at: this.now(), waiting: this.waiting(), budget, who });
-  }
-
-  /**
-   * Waits until a request may go, then counts it as in flight; call {@link release} with the
-   * answer's headers and the ticket this resolves with when it ends (whatever the outcome).
-   * Waiters are served first come, first served.
-   *
-   * @throws the signal's reason if `signal` aborts while waiting (no token is taken).
-   */
-  acquire(signal: AbortSignal | undefined): Promise<Ticket> {
-    signal?.throwIfAborted();
-    return new Promise<Ticket>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, queuedAt: this.now() };
-      if (signal) {
-        waiter.onAbort = () => {
-          const index = this.queue.indexOf(waiter);
-          if (index >= 0) this.queue.splice(index, 1);
-          reject(signal.reason);
-          this.step({ kind: "queue", at: this.now(), waiting: this.waiting() });
-        };
-        signal.addEventListener("abort", waiter.onAbort, { once: true });
-      }
-      this.queue.push(waiter);
-      this.step({ kind: "queue", at: this.now(), waiting: this.waiting() });
-    });
-  }
-
-  /**
-   * Ends a request started with {@link acquire} and learns from its answer. With no headers (a
-   * connection error) only the in-flight count changes. A 429 empties the local bucket: the server
-   * just said it is empty, whatever the model thought.
-   *
-   * @param ticket - what {@link acquire} resolved with; without it, the answer counts as one to a
-   *   request sent just now, after every other in flight.
-   */
-  release(
-    headers: RateLimitHeaders | undefined,
-    status: number | undefined,
-    ticket: Ticket | undefined,
-  ): void {
-    const at = this.now();
-    this.step({ kind: "answer", at, waiting: this.waiting(), headers, status, ticket });
-  }
-
-  /**
-   * The run ends: long waits not reported yet are reported now (a run's last minutes of waiting
-   * would otherwise go unsaid).
-   */
-  end(): void {
-    this.step({ kind: "end", at: this.now() });
-  }
-
-  /**
-   * How many more requests could go now without waiting, at most `upTo` ({@link turnsAt}). Asks,
-   * changes nothing: a request still takes its turn with {@link acquire}, and between the two
-   * another may have taken it.
-   */
-  turnsNow(upTo: number): number {
-    return turnsAt(this.pacing ?? initialPacingState(this.start), this.now(), this.waiting(), upTo);
-  }
-
-  /** The model as it stands, for tests and the benchmark report. */
-  state(): RateLimiterState {
-    const s = refilled(this.pacing ?? initialPacingState(this.start), this.now());
-    return {
-      limit: s.limit,
-      rate: s.rate,
-      othersRate: s.others ?? 0,
-      othersSeen: s.othersSeen ?? 0,
-      tokens: s.tokens,
-      inFlight: s.inFlight.length,
-      window: s.window,
-      queued: this.queue.length,
-      budget: s.budget,
-    };
-  }
-
-  private waiting(): number[] {
-    return this.queue.map((waiter) => waiter.queuedAt);
-  }
-
-  /** Runs one step and does what it says: reports, lets out the waiters, sets the one timer. */
-  private step(event: PacingEvent): void {
-    const before = this.pacing ?? initialPacingState(this.start);
-    const { state, actions } = paceStep(before, event);
-    this.pacing = state;
-    for (const told of actions.report) {
-      if (told.kind === "givenWay" && !this.tellsGivenWay) continue;
-      this.report?.(told);
-    }
-    for (const ticket of actions.send) {
-      const waiter = this.queue.shift() as Waiter;
-      if (waiter.signal && waiter.onAbort) {
-        waiter.signal.removeEventListener("abort", waiter.onAbort);
-      }
-      waiter.resolve(ticket);
-    }
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    // One timer, for the moment the head of the queue can go; none when only an answer can let it
-    // go. It keeps the process alive on purpose: a waiting request is work in progress.
-    if (actions.wakeAt !== undefined) {
-      this.timer = setTimeout(
-        () => {
-          this.timer = undefined;
-          this.step({ kind: "timer", at: this.now(), waiting: this.waiting() });
-        },
-        Math.min(LONGEST_TIMER_MS, Math.max(0, actions.wakeAt - this.now())),
-      );
-    }
-  }
-}
 
 /** A request let out: its ticket, its group and the bucket that let it out. */
 export interface PacedTicket extends Ticket {
@@ -294,7 +95,7 @@ export class TenantRateLimiter {
   /** Says a report of the pacing step in words, naming the settings as the run's user spells them. */
   private readonly report: ((told: PacingReport) => void) | undefined;
   private readonly budgetNames: BudgetNames;
-  private readonly start: Parameters<typeof initialPacingState>[0];
+  private readonly start: PacingStart;
   private readonly pacers = new Map<string, BucketPacer>();
   private routes: Routes = NO_ROUTES;
   /** The budgets asked so far, for a bucket found later: the most polite of them (`politest`). */

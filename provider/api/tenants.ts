@@ -9,12 +9,13 @@
  */
 
 import { createHash, createPublicKey } from "node:crypto";
-import type { TenantSettings } from "../config.js";
 import { writeLine } from "../stderr-lines.js";
-import { type OperationContext, TenantApiClient } from "./client.js";
+import { TenantApiClient } from "./client.js";
 import { ClientReadPass } from "./client-read-pass.js";
 import { clientReadTransport } from "./client-requests.js";
+import type { OperationContext } from "./operation.js";
 import { type RateLimiterState, TenantRateLimiter } from "./rate-limiter.js";
+import type { TenantSettings } from "./settings.js";
 
 /** One rate limiter per tenant (origin); one API client, with its token cache, per credentials. */
 const limiters = new Map<string, TenantRateLimiter>();

@@ -8,9 +8,10 @@
  * @module
  */
 
-import { type OperationContext, startOperation, type TenantApiClient } from "../api/client.js";
-import { type ClientListPage, pageCountOf, type WireClient } from "../api/client-read-policy.js";
-import { clientListRequest, listPageOf } from "../api/client-requests.js";
+import type { TenantApiClient } from "../api/client.js";
+import type { WireClient } from "../api/client-read-policy.js";
+import { type ClientListProgress, listEveryClient } from "../api/client-requests.js";
+import { type OperationContext, startOperation } from "../api/operation.js";
 import { clientReadPassOf, getTenantClient } from "../api/tenants.js";
 import type { TenantSettings } from "../config.js";
 import { UnknownClientError } from "../errors.js";
@@ -25,14 +26,9 @@ export type ClientQuery =
 
 /**
  * Told after each list page: pages answered so far, pages in all, clients in all, and the clients
- * the page brought (all of them, whatever the page's place in the listing).
+ * the page brought (`ClientListProgress`).
  */
-export type Progress = (
-  pagesDone: number,
-  pageCount: number,
-  total: number,
-  clients: readonly WireClient[],
-) => void;
+export type Progress = ClientListProgress;
 
 /** What the tenant answered. */
 export interface TenantReads {
@@ -54,45 +50,6 @@ interface Connection {
 
 function connect(settings: TenantSettings): Connection {
   return { api: getTenantClient(settings), context: () => startOperation(settings, RESOURCE) };
-}
-
-async function getPage(
-  { api, context }: Connection,
-  page: number,
-  fields: readonly string[],
-  appTypes?: readonly string[],
-): Promise<ClientListPage> {
-  const filters =
-    appTypes !== undefined && appTypes.length > 0 ? { app_type: appTypes.join(",") } : {};
-  return listPageOf(
-    page,
-    await api.call<unknown>(context(), clientListRequest(page, fields, { filters })),
-  );
-}
-
-/**
- * Every client (of `appTypes`, when given): page 0 tells how many there are, then the other pages
- * are asked for at once and the API client paces them at the tenant's rate.
- */
-async function listAll(
-  connection: Connection,
-  fields: readonly string[],
-  appTypes: readonly string[] | undefined,
-  progress: Progress,
-): Promise<WireClient[]> {
-  const first = await getPage(connection, 0, fields, appTypes);
-  const pageCount = Math.max(1, pageCountOf(first.total));
-  let done = 1;
-  progress(done, pageCount, first.total, first.clients);
-  const rest = await Promise.all(
-    Array.from({ length: pageCount - 1 }, async (_, index) => {
-      const page = await getPage(connection, index + 1, fields, appTypes);
-      done += 1;
-      progress(done, pageCount, first.total, page.clients);
-      return page.clients;
-    }),
-  );
-  return [first.clients, ...rest].flat();
 }
 
 /**
@@ -194,6 +151,6 @@ export function readClients(
 ): Promise<WireClient[]> {
   const connection = connect(settings);
   return query.kind === "all"
-    ? listAll(connection, fields, query.appTypes, progress)
+    ? listEveryClient(connection.api, connection.context, fields, query.appTypes, progress)
     : readIds(connection, query.ids, fields);
 }

@@ -7,9 +7,9 @@
  * @module
  */
 
-import type { PacingBudget } from "../api/pacing.js";
-import type { BudgetNames } from "../api/pacing-report.js";
-import type { Connection } from "../connection/parse.js";
+import { STACK_KEYS } from "../api/settings.js";
+
+export type { TenantSettings, Timeouts } from "../api/settings.js";
 
 /**
  * Where settings come from: the stack config the engine hands to the provider's `configure`
@@ -18,31 +18,6 @@ import type { Connection } from "../connection/parse.js";
 export interface ConfigSource {
   /** The value of a namespaced stack config key (`tenant:domain`), or undefined. */
   get(key: string): string | undefined;
-}
-
-/** The bounds on time, which come from the stack config whichever way the tenant is given. */
-export interface Timeouts {
-  /** Bound on a single HTTP attempt. */
-  readonly requestTimeoutMs: number;
-  /** Bound on a whole provider operation, retries and rate-limit waits included. */
-  readonly operationTimeoutMs: number;
-  /**
-   * How the user changes each bound, for the messages of a request or operation that ran out of
-   * it: `tenant:requestTimeoutSeconds` in a Pulumi program (the default when absent), the
-   * environment variable for a command.
-   */
-  readonly timeoutSettings?: { readonly request: string; readonly operation: string };
-}
-
-/** Everything the API client needs to reach one tenant. */
-export interface TenantSettings extends Connection, Timeouts {
-  /** What the run may take of the tenant's rate limit (docs/design/decisions.md, "Sharing the rate limit"). */
-  readonly budget: PacingBudget;
-  /**
-   * How the limiter's reports name the budget's settings ({@link budgetNamesOf}): absent for the
-   * stack config's keys (`tenant:rateLimitReserve`), the limiter's default.
-   */
-  readonly budgetNames?: BudgetNames;
 }
 
 /**
@@ -72,23 +47,23 @@ export const CONFIG_KEYS = {
   },
   audience: { key: "tenant:audience", env: "TENANT_AUDIENCE", flag: "--audience" },
   rateLimitReserve: {
-    key: "tenant:rateLimitReserve",
+    key: STACK_KEYS.rateLimitReserve,
     env: "TENANT_RATE_LIMIT_RESERVE",
     flag: "--rate-limit-reserve",
   },
   maxRequestsPerSecond: {
-    key: "tenant:maxRequestsPerSecond",
+    key: STACK_KEYS.maxRequestsPerSecond,
     env: "TENANT_MAX_REQUESTS_PER_SECOND",
     flag: "--max-requests-per-second",
   },
   requestTimeout: {
-    key: "tenant:requestTimeoutSeconds",
+    key: STACK_KEYS.requestTimeout,
     env: "TENANT_REQUEST_TIMEOUT_SECONDS",
     description:
       "Seconds one HTTP attempt may take before it is abandoned and retried. Default 30.",
   },
   operationTimeout: {
-    key: "tenant:operationTimeoutSeconds",
+    key: STACK_KEYS.operationTimeout,
     env: "TENANT_OPERATION_TIMEOUT_SECONDS",
     description:
       "Seconds one resource operation may take, retries and rate-limit waits included. Default 600.",

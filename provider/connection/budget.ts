@@ -9,7 +9,7 @@
  * @module
  */
 
-import { DEFAULT_PACING_BUDGET, type PacingBudget } from "../api/pacing.js";
+import { DEFAULT_PACING_BUDGET, type PacingBudget } from "../api/pacing-budget.js";
 import { TenantConfigError } from "../errors.js";
 import { isUnknown } from "../unknown.js";
 import type { ConnectionNaming, ConnectionProblem, ConnectionValues } from "./values.js";

@@ -21,30 +21,6 @@ import {
   given,
 } from "./values.js";
 
-/** How the provider authenticates to the tenant management API. */
-export type Credentials =
-  | { readonly kind: "apiToken"; readonly token: string }
-  | {
-      readonly kind: "clientCredentials";
-      readonly clientId: string;
-      readonly clientSecret: string;
-      readonly audience: string;
-      readonly tokenUrl: string;
-    }
-  | {
-      readonly kind: "privateKeyJwt";
-      readonly clientId: string;
-      /** The private key, read and checked to fit {@link alg}; never printed. */
-      readonly privateKey: KeyObject;
-      readonly alg: ClientAssertionAlg;
-      readonly audience: string;
-      readonly tokenUrl: string;
-      /** The assertion's `aud`: the tenant, `${origin}/` (docs/design/platform.md, "Client assertions"). */
-      readonly assertionAudience: string;
-      /** The names of the key and algorithm settings, for the sentence of a refused assertion. */
-      readonly settings: { readonly key: string; readonly alg: string };
-    };
-
 /** The settings that are each one way of proving who the provider is. */
 const AUTH_METHODS = ["apiToken", "clientSecret", "clientAssertionPrivateKey"] as const;
 

@@ -9,9 +9,10 @@
  * @module
  */
 
+import type { Connection, Credentials } from "../api/settings.js";
 import { TenantConfigError } from "../errors.js";
 import { isPlainObject } from "../json.js";
-import { type Credentials, credentialsOf } from "./credentials.js";
+import { credentialsOf } from "./credentials.js";
 import { originOf } from "./origin.js";
 import {
   type ConnectionNaming,
@@ -19,15 +20,6 @@ import {
   type ConnectionValues,
   given,
 } from "./values.js";
-
-/** Where one tenant's management API is and how to authenticate to it. */
-export interface Connection {
-  /** `https://host[:port]` (or `http://` for a loopback host). */
-  readonly origin: string;
-  /** `${origin}/api/v2`: every API path is relative to it. */
-  readonly baseUrl: string;
-  readonly credentials: Credentials;
-}
 
 /**
  * The members of a resource's `tenant` input as {@link ConnectionValues}, or undefined when the

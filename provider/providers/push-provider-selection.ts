@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { OperationContext, TenantApiClient } from "../api/client.js";
+import type { TenantApiClient } from "../api/client.js";
+import type { OperationContext } from "../api/operation.js";
 import { connectionOutput, withConnectionChange } from "../connection/change.js";
 import { TenantImportError } from "../errors.js";
 import type { Props } from "../json.js";

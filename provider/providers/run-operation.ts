@@ -1,4 +1,5 @@
-import { type OperationContext, startOperation, type TenantApiClient } from "../api/client.js";
+import type { TenantApiClient } from "../api/client.js";
+import { type OperationContext, startOperation } from "../api/operation.js";
 import { getTenantClient } from "../api/tenants.js";
 import { configuredOrigin, settingsFor, type TenantSettings } from "../config.js";
 import { operationConnection } from "../connection/change.js";

@@ -19,7 +19,8 @@
  * ClientSettings core of 1. making 120 updates, 16 at a time, against the tenant answering with
  * that quirk. Targets (issue 55): production's 429s 0, the run's own at most 3, within
  * {@link QUIRK_TARGET} x the floor of the slowest bucket in play (the write bucket's, for client
- * writes on a bucket of their own). BENCH_SHARING=quirks runs these rows alone.
+ * writes on a bucket of their own). BENCH_SHARING=quirks runs these rows alone, BENCH_SHARING=ours
+ * the rows of 1. alone.
  *
  * The floor is what production leaves: (calls - bucket) / (rate - background), the calls being the
  * management API calls the run made (reads included). Targets: production's 429s during our runs
@@ -308,12 +309,13 @@ async function threeRuns(distance: Distance): Promise<Row> {
 
 async function main(): Promise<number> {
   const rows: Row[] = [];
-  if (process.env.BENCH_SHARING !== "quirks") {
-    for (const run of [ours, sdk, threeRuns]) {
+  const only = process.env.BENCH_SHARING;
+  if (only !== "quirks") {
+    for (const run of only === "ours" ? [ours] : [ours, sdk, threeRuns]) {
       for (const distance of DISTANCES) rows.push(await run(distance));
     }
   }
-  for (const [name, quirks] of QUIRKS) rows.push(await quirkRow(name, quirks));
+  if (only !== "ours") for (const [name, quirks] of QUIRKS) rows.push(await quirkRow(name, quirks));
   process.stdout.write(
     `${table(
       [

@@ -9,14 +9,13 @@
  * @module
  */
 
+import { type PacingEvent, paceStep } from "../../provider/api/pacing.js";
+import type { PacingBudget } from "../../provider/api/pacing-budget.js";
 import {
   initialPacingState,
-  type PacingBudget,
-  type PacingEvent,
   type PacingState,
-  paceStep,
   type Ticket,
-} from "../../provider/api/pacing.js";
+} from "../../provider/api/pacing-state.js";
 import type { RateLimitHeaders } from "../../provider/api/rate-limit-headers.js";
 
 /** What one answer does to the figures. */

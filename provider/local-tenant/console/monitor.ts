@@ -10,7 +10,7 @@
  * the price of costing nothing the rest of the time.
  */
 
-import { DEFAULT_PACING_BUDGET, reserveTokens } from "../../api/pacing.js";
+import { DEFAULT_PACING_BUDGET, reserveTokens } from "../../api/pacing-budget.js";
 import type { TokenBucket } from "../rate-limit.js";
 import type { RequestStats } from "../stats.js";
 import {
