@@ -89,7 +89,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${COMMANDS}\n`);
     return command === undefined ? COMMAND_EXIT.usage : COMMAND_EXIT.done;
   }
-  const { unknownCommandProblem } = await import("./command-line.js");
+  const { unknownCommandProblem } = await import("./command/line.js");
   process.stderr.write(`pulumi-tenant: ${unknownCommandProblem(command, NAMES)}\n`);
   return COMMAND_EXIT.usage;
 }

@@ -30,6 +30,7 @@ export {
   TenantAuthError,
   TenantConfigError,
   TenantError,
+  TenantInstallError,
   TenantNetworkError,
   TenantTimeoutError,
   TenantValidationError,
@@ -44,7 +45,6 @@ export {
   EventStreamDeletion,
   type EventStreamDeletionArgs,
 } from "./resources/event-stream-deletion.js";
-export { TenantInstallError } from "./resources/install-layout.js";
 export {
   type PushProvider,
   PushProviderSelection,

@@ -6,8 +6,8 @@
  * @module
  */
 
+import { TenantInstallError } from "./errors.js";
 import { unsupportedNodeSentence } from "./node-support.js";
-import { TenantInstallError } from "./resources/install-layout.js";
 
 const sentence = unsupportedNodeSentence("pulumi-tenant", process.versions.node);
 if (sentence !== undefined) throw new TenantInstallError(sentence);

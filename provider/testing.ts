@@ -12,6 +12,7 @@
 
 import { CommandUsageError } from "./errors.js";
 import type { BackgroundLoadOptions } from "./local-tenant/background-load.js";
+import type { PatchModel } from "./local-tenant/client-patch.js";
 import type { WireClient } from "./local-tenant/clients.js";
 import { type DashboardEdit, editAsDashboard } from "./local-tenant/dashboard-edit.js";
 import { endEngineProcesses } from "./local-tenant/engine-processes.js";
@@ -21,9 +22,9 @@ import { requireServerPeers } from "./local-tenant/peers.js";
 import type { QuirkOptions } from "./local-tenant/quirks.js";
 import type { RateLimitOptions } from "./local-tenant/rate-limit.js";
 import { SEED_FORMAT_VERSION, type TenantSeed } from "./local-tenant/seed.js";
-import type { TenantApiOptions } from "./local-tenant/server.js";
 import type { BackgroundStats } from "./local-tenant/stats.js";
 import type { PushProvider, WireEventStream } from "./local-tenant/store.js";
+import type { TenantApiOptions } from "./local-tenant/tenant-api.js";
 
 export {
   CommandUsageError,
@@ -31,6 +32,7 @@ export {
   SeedError,
 } from "./errors.js";
 export type { BackgroundLoadOptions } from "./local-tenant/background-load.js";
+export type { PatchModel } from "./local-tenant/client-patch.js";
 export type { WireClient } from "./local-tenant/clients.js";
 export type { DashboardEdit } from "./local-tenant/dashboard-edit.js";
 export type { FaultOptions } from "./local-tenant/faults.js";
@@ -77,6 +79,14 @@ export interface LocalTenantOptions {
    * not write").
    */
   quirks?: QuirkOptions | string | undefined;
+  /**
+   * How a client PATCH applies an object at a path the platform's recorded traffic leaves
+   * undecided (`addons`, `refresh_token`, `oidc_logout`, ...): `"merge"` member by member or
+   * `"replace"` it whole; paths the recordings decide apply as recorded. Default `"merge"`
+   * (docs/design/local-tenant.md, "How a PATCH applies"). Test a program under both to be sure it
+   * holds on the platform whichever it is.
+   */
+  patchModel?: PatchModel | undefined;
   /** Lifetime of issued tokens in seconds; default 86400. */
   tokenTtlSeconds?: number | undefined;
   /**
@@ -104,6 +114,7 @@ const OPTION_NAMES: readonly (keyof LocalTenantOptions)[] = [
   "networkDelay",
   "faults",
   "quirks",
+  "patchModel",
   "tokenTtlSeconds",
   "privateKeyJwt",
   "tls",
@@ -253,6 +264,7 @@ function checkedOptions(options: LocalTenantOptions): TenantApiOptions {
     networkDelay: options.networkDelay ?? null,
     faults: options.faults,
     quirks: options.quirks,
+    patchModel: options.patchModel,
     tokenTtlSeconds: options.tokenTtlSeconds,
     privateKeyJwt: options.privateKeyJwt,
     tls: options.tls,

@@ -15,12 +15,12 @@ import addFormats from "ajv-formats";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runAudit } from "../provider/audit/command.js";
 import { JUDGED_FIELDS } from "../provider/audit/judge.js";
+import { wireFieldsToRead } from "../provider/clients/catalogue.js";
+import { readTenant } from "../provider/clients/reads.js";
+import { selectClients } from "../provider/clients/selection.js";
 import { resolveSettings } from "../provider/config.js";
 import { planProgram } from "../provider/generate/adopt.js";
-import { wireFieldsToRead } from "../provider/generate/fields.js";
 import { parseGenerateArgs } from "../provider/generate/options.js";
-import { readTenant } from "../provider/generate/reads.js";
-import { selectClients } from "../provider/generate/selection.js";
 import { startTenantApi } from "../provider/local-tenant/index.js";
 import { runSnapshot } from "../provider/local-tenant/snapshot.js";
 import { UNSET_ON_THE_TENANT } from "../provider/policy/client-facts.js";
@@ -573,7 +573,7 @@ describe("pulumi-tenant audit --seed", () => {
     expect([code, stdout, stderr]).toEqual([
       2,
       "",
-      `pulumi-tenant audit: --seed: invalid seed ${seedFile}: clients[0].callbacks: must be an array (got string)\n`,
+      `pulumi-tenant audit: --seed: invalid seed ${seedFile}: clients[0].callbacks: must be an array or null (got string)\n`,
     ]);
   });
 

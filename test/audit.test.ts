@@ -32,6 +32,7 @@ import {
 } from "../provider/audit/report.js";
 import { repositoryPathOf, sarifLogOf, tenantPathOf } from "../provider/audit/sarif.js";
 import { renderText } from "../provider/audit/text.js";
+import { DEFAULT_FIELDS } from "../provider/clients/catalogue.js";
 import {
   CommandUsageError,
   exitStatusOf,
@@ -40,7 +41,6 @@ import {
   TenantConfigError,
   TenantNetworkError,
 } from "../provider/errors.js";
-import { DEFAULT_FIELDS } from "../provider/generate/fields.js";
 import { RULE_NAMES, TENANT_RULES } from "../provider/policy/index.js";
 import { uploadProblems, uriProblem } from "./support/code-scanning.js";
 

@@ -10,12 +10,8 @@ import {
   useStackConfig,
 } from "../provider/config.js";
 import { budgetProblems } from "../provider/connection/budget.js";
-import {
-  isLoopbackHost,
-  originOf,
-  STACK_CONFIG_NAMING,
-  TENANT_INPUT_NAMING,
-} from "../provider/connection/parse.js";
+import { isLoopbackHost, originOf } from "../provider/connection/origin.js";
+import { STACK_CONFIG_NAMING, TENANT_INPUT_NAMING } from "../provider/connection/values.js";
 import { TenantConfigError } from "../provider/errors.js";
 import { ClientSettingsProvider } from "../provider/providers/client-settings.js";
 import { PushProviderSelectionProvider } from "../provider/providers/push-provider-selection.js";

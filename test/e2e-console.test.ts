@@ -12,11 +12,8 @@ import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientAsAnswered } from "../provider/local-tenant/clients.js";
 import { DEFAULT_SEED, DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
-import {
-  startTenantApi,
-  type TenantApi,
-  type TenantApiOptions,
-} from "../provider/local-tenant/server.js";
+import { startTenantApi } from "../provider/local-tenant/server.js";
+import type { TenantApi, TenantApiOptions } from "../provider/local-tenant/tenant-api.js";
 import { BROWSER_BOUNDS_MS, launchBrowser, type TestBrowser } from "./support/browser.js";
 import { budget, SLACK_MS, STEP_BOUNDS_MS } from "./support/budgets.js";
 import {

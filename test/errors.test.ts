@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import * as errors from "../provider/errors.js";
 import {
   ErrorCodes,
   exitStatusOf,
@@ -12,6 +13,7 @@ import {
   TenantTimeoutError,
   UnknownClientError,
 } from "../provider/errors.js";
+import * as face from "../provider/index.js";
 
 /** What the API answered, for a {@link TenantApiError}. */
 function failure(
@@ -135,5 +137,21 @@ describe("TenantError.concerning", () => {
     const error = new TenantApiError(failure("GET", "/", 500)).concerning('ClientSettings "web"');
     error.concerning('ClientSettings "other"');
     expect(error.message).toMatch(/^ClientSettings "web": /);
+  });
+});
+
+describe("the package's error classes", () => {
+  it("are one per code, and every one exported, from the package's face or its errors, extends TenantError, the root that catches them all", () => {
+    const exported: [string, unknown][] = Object.entries({ ...face, ...errors });
+    const classes = exported.filter(
+      ([name, value]) =>
+        name !== "TenantError" && typeof value === "function" && value.prototype instanceof Error,
+    ) as [string, { prototype: Error }][];
+    const outside = classes
+      .filter(([, value]) => !(value.prototype instanceof TenantError))
+      .map(([name]) => name);
+    expect(classes.map(([name]) => name)).toContain("TenantInstallError");
+    expect(classes).toHaveLength(Object.keys(ErrorCodes).length);
+    expect(outside).toEqual([]);
   });
 });

@@ -10,14 +10,19 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_FIELDS, wireFieldsToRead } from "../provider/clients/catalogue.js";
+import { declarationOf } from "../provider/clients/declaration.js";
+import { ownClientIdOf, selectClients } from "../provider/clients/selection.js";
 import { GenerateUsageError, UnknownClientError } from "../provider/errors.js";
-import { declarationOf, planProgram, resourceNames, slugOf } from "../provider/generate/adopt.js";
-import { DEFAULT_FIELDS, parseFields, wireFieldsToRead } from "../provider/generate/fields.js";
+import { planProgram, resourceNames, slugOf } from "../provider/generate/adopt.js";
 import { ADOPTION_UP, adoptionImport, nextSteps } from "../provider/generate/next-steps.js";
-import { type GenerateOptions, parseGenerateArgs } from "../provider/generate/options.js";
+import {
+  type GenerateOptions,
+  parseFields,
+  parseGenerateArgs,
+} from "../provider/generate/options.js";
 import { printMembers, printString } from "../provider/generate/print.js";
 import { renderIndex, renderProject } from "../provider/generate/project.js";
-import { ownClientIdOf, selectClients } from "../provider/generate/selection.js";
 import { KEY_MATERIAL_FIELDS, type WireClient } from "../provider/local-tenant/clients.js";
 import {
   DEFAULT_SEED,

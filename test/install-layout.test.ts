@@ -1,11 +1,7 @@
 import { RunError } from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import { ErrorCodes } from "../provider/errors.js";
-import {
-  installLayoutProblem,
-  type ProgramProcess,
-  TenantInstallError,
-} from "../provider/resources/install-layout.js";
+import { ErrorCodes, TenantError, TenantInstallError } from "../provider/errors.js";
+import { installLayoutProblem, type ProgramProcess } from "../provider/resources/install-layout.js";
 
 /** A program's process whose Node resolves exactly the module ids in `resolvable`. */
 function program(
@@ -54,5 +50,13 @@ describe("whether a program's install can work", () => {
       code: ErrorCodes.install,
       message: "the sentence",
     });
+  });
+
+  it("is a TenantError like every error of the package, so catching TenantError catches it too", () => {
+    const error = new TenantInstallError("the sentence");
+    expect(error).toBeInstanceOf(TenantError);
+    expect(error.concerning('ClientSettings "web"').message).toBe(
+      'ClientSettings "web": the sentence',
+    );
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Props } from "../provider/json.js";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
 import { claimOf, ownerConflict, type PathClaim } from "../provider/plan/one-owner.js";
-import { UNKNOWN } from "../provider/schema/unknown.js";
+import { UNKNOWN } from "../provider/unknown.js";
 import { type Harness, stackConfig, useHarnessPerTest } from "./support/harness.js";
 
 const WEB = DEFAULT_SEED_IDS.regularWeb;

@@ -17,7 +17,7 @@ import {
   planUpdate,
 } from "../provider/plan/client-settings.js";
 import { type DeclaredClient, declaredClient } from "../provider/plan/declared.js";
-import { UNKNOWN } from "../provider/schema/unknown.js";
+import { UNKNOWN } from "../provider/unknown.js";
 
 const ID = "client-1";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { matchesDeclared, overlay, project } from "../provider/plan/compare.js";
-import { UNKNOWN } from "../provider/schema/unknown.js";
+import { UNKNOWN } from "../provider/unknown.js";
 
 describe("matchesDeclared", () => {
   it("ignores keys the platform added inside a declared object", () => {

@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from "vitest";
 import { overlaps, ownedPaths } from "../provider/plan/owned-paths.js";
-import { UNKNOWN } from "../provider/schema/unknown.js";
+import { UNKNOWN } from "../provider/unknown.js";
 
 describe("ownedPaths", () => {
   it("owns a top-level scalar, null or array as one value", () => {

@@ -15,7 +15,8 @@ import {
   MAX_REMEMBERED_ASSERTIONS,
   seedClientKeys,
 } from "../provider/local-tenant/client-keys.js";
-import { startTenantApi, type TenantApi } from "../provider/local-tenant/server.js";
+import { startTenantApi } from "../provider/local-tenant/server.js";
+import type { TenantApi } from "../provider/local-tenant/tenant-api.js";
 import { callApi } from "./support/test-client.js";
 
 const NOW = Date.UTC(2030, 0, 1);

@@ -7,8 +7,8 @@ import {
   PUSH_PROVIDERS,
   SENSITIVE_CLIENT_FIELDS,
 } from "../provider/schema/index.js";
-import { UNKNOWN } from "../provider/schema/unknown.js";
 import { compiledValidatorCount } from "../provider/schema/validate.js";
+import { UNKNOWN } from "../provider/unknown.js";
 import { PLATFORM_APP_TYPES } from "./support/platform.js";
 
 const CLIENT_ID = "aBcD1234efGH5678";

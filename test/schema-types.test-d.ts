@@ -16,7 +16,7 @@ import type {
   ResourceKind,
   SENSITIVE_CLIENT_FIELDS,
 } from "../provider/schema/index.js";
-import type { UNKNOWN } from "../provider/schema/unknown.js";
+import type { UNKNOWN } from "../provider/unknown.js";
 
 type C = ClientSettingsInputs;
 

@@ -11,12 +11,12 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { parseCliArgs } from "../provider/local-tenant/command.js";
 import {
   backgroundSummary,
   beyondLoopbackWarning,
   type CliReadyLine,
-  parseCliArgs,
-} from "../provider/local-tenant/command.js";
+} from "../provider/local-tenant/ready-lines.js";
 import { RequestStats } from "../provider/local-tenant/stats.js";
 import { callApi, fetchToken } from "./support/test-client.js";
 

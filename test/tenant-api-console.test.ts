@@ -28,12 +28,9 @@ import {
 import { foreignPlaceError } from "../provider/local-tenant/origin.js";
 import { TokenBucket } from "../provider/local-tenant/rate-limit.js";
 import { DEFAULT_SEED_IDS, READ_ONLY_SCOPES } from "../provider/local-tenant/seed.js";
-import {
-  createServerContext,
-  startTenantApi,
-  type TenantApi,
-} from "../provider/local-tenant/server.js";
+import { createServerContext, startTenantApi } from "../provider/local-tenant/server.js";
 import { RequestStats } from "../provider/local-tenant/stats.js";
+import type { TenantApi } from "../provider/local-tenant/tenant-api.js";
 import { startLocalTenant } from "../provider/testing.js";
 import { callApi, fetchToken } from "./support/test-client.js";
 

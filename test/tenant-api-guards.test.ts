@@ -10,7 +10,8 @@ import { connect } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { requestTargetProblem } from "../provider/local-tenant/context.js";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
-import { startTenantApi, type TenantApi } from "../provider/local-tenant/server.js";
+import { startTenantApi } from "../provider/local-tenant/server.js";
+import type { TenantApi } from "../provider/local-tenant/tenant-api.js";
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
 const REBOUND = "rebound.attacker.example";

@@ -8,7 +8,7 @@ import {
 } from "../provider/connection/change.js";
 import { STACK_TENANT_KEY } from "../provider/connection/schema.js";
 import { checkInputs, type ResourceKind } from "../provider/schema/index.js";
-import { UNKNOWN } from "../provider/schema/unknown.js";
+import { UNKNOWN } from "../provider/unknown.js";
 import { stackConfig } from "./support/harness.js";
 
 /** How to give a complete `tenant` input: the end of every message about a missing member. */

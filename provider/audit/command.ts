@@ -10,7 +10,7 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { tenantPaceOf } from "../api/tenants.js";
-import { checkFileOutput } from "../command-output.js";
+import { checkFileOutput } from "../command/output.js";
 import { resolveCommandSettings } from "../config.js";
 import { COMMAND_EXIT, CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 import { startProgress } from "../progress.js";

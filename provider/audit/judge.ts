@@ -9,8 +9,8 @@
  */
 
 import type { WireClient } from "../api/client-read-policy.js";
-import { wireFieldsToRead } from "../generate/fields.js";
-import { selectClients } from "../generate/selection.js";
+import { wireFieldsToRead } from "../clients/catalogue.js";
+import { selectClients } from "../clients/selection.js";
 import { UNSET_ON_THE_TENANT } from "../policy/client-facts.js";
 import type { RuleName } from "../policy/rule-types.js";
 import { TENANT_RULES } from "../policy/rules.js";

@@ -7,17 +7,17 @@
  */
 
 import { parseArgs } from "node:util";
-import { commandLineProblem } from "../command-line.js";
-import type { ConfigSource } from "../config.js";
-import { docAddress } from "../docs-address.js";
-import { CommandUsageError } from "../errors.js";
+import { commandLineProblem } from "../command/line.js";
 import {
   CREDENTIAL_OPTIONS,
   CREDENTIAL_USAGE,
   credentialConfig,
   PACING_USAGE,
   QUIET_USAGE,
-} from "../generate/options.js";
+} from "../command/options.js";
+import type { ConfigSource } from "../config.js";
+import { docAddress } from "../docs-address.js";
+import { CommandUsageError } from "../errors.js";
 import type { FindingLevel } from "./policy-config.js";
 
 /** The output formats, the default first. */

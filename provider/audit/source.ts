@@ -1,5 +1,5 @@
 /**
- * Where `pulumi-tenant audit` gets the clients it judges: the live tenant, through `generate`'s
+ * Where `pulumi-tenant audit` gets the clients it judges: the live tenant, through the clients'
  * reads (every list page, paced at the tenant's rate and retried; `read:clients` only; no write),
  * or a seed file, through the local tenant's own loader (its checks and its messages), with no
  * network at all. Thin: the judging is in `judge.ts`.
@@ -9,9 +9,9 @@
 
 import { readFileSync } from "node:fs";
 import type { WireClient } from "../api/client-read-policy.js";
+import { type Progress, readClients } from "../clients/reads.js";
 import type { TenantSettings } from "../config.js";
 import { SeedError } from "../errors.js";
-import { type Progress, readClients } from "../generate/reads.js";
 import { loadSeed } from "../local-tenant/seed.js";
 import { AUDIT_WIRE_FIELDS } from "./judge.js";
 import type { AuditedTenant } from "./report.js";

@@ -11,8 +11,8 @@
 
 import { DEFAULT_PACING_BUDGET, type PacingBudget } from "../api/pacing-budget.js";
 import { TenantConfigError } from "../errors.js";
-import { isUnknown } from "../schema/unknown.js";
-import type { ConnectionNaming, ConnectionProblem, ConnectionValues } from "./parse.js";
+import { isUnknown } from "../unknown.js";
+import type { ConnectionNaming, ConnectionProblem, ConnectionValues } from "./values.js";
 
 /** The members of a connection that make its budget. */
 const BUDGET_SETTINGS = ["rateLimitReserve", "maxRequestsPerSecond"] as const;

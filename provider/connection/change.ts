@@ -9,9 +9,11 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Props } from "../json.js";
 import { isPlainObject } from "../json.js";
-import { isUnknown } from "../schema/unknown.js";
-import { type ConnectionValues, connectionValues, originOfValues } from "./parse.js";
+import { isUnknown } from "../unknown.js";
+import { originOfValues } from "./origin.js";
+import { connectionValues } from "./parse.js";
 import { STACK_TENANT_KEY, TENANT_KEY } from "./schema.js";
+import type { ConnectionValues } from "./values.js";
 
 /**
  * What a change of the connection between the stored outputs and the new inputs means:

@@ -9,19 +9,20 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { tenantPaceOf } from "../api/tenants.js";
-import { checkFolderOutput } from "../command-output.js";
+import { wireFieldsToRead } from "../clients/catalogue.js";
+import { type ClientDeclaration, declarationOf } from "../clients/declaration.js";
+import { readTenant } from "../clients/reads.js";
+import { ownClientIdOf, selectClients } from "../clients/selection.js";
+import { checkFolderOutput } from "../command/output.js";
 import { resolveCommandSettings } from "../config.js";
 import { COMMAND_EXIT, exitStatusOf, GenerateOutputError, TenantError } from "../errors.js";
 import { typeStrippingSentence } from "../node-support.js";
 import { startProgress } from "../progress.js";
-import { type ClientDeclaration, declarationOf, planProgram } from "./adopt.js";
-import { wireFieldsToRead } from "./fields.js";
+import { planProgram } from "./adopt.js";
 import { renderImportFile } from "./import-file.js";
 import { nextSteps } from "./next-steps.js";
 import { parseGenerateArgs, USAGE } from "./options.js";
 import { type ProjectVersions, renderProject } from "./project.js";
-import { readTenant } from "./reads.js";
-import { ownClientIdOf, selectClients } from "./selection.js";
 
 /** Where the command writes and what it reads from its process. */
 export interface CommandIo {

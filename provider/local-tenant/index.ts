@@ -27,6 +27,12 @@ export {
   type ResolvedBackgroundLoad,
 } from "./background-load.js";
 export {
+  applyClientPatch,
+  DEFAULT_PATCH_MODEL,
+  type PatchModel,
+  type PatchRules,
+} from "./client-patch.js";
+export {
   type ClientListFilters,
   type ClientListQuery,
   type ClientReadQuery,
@@ -37,7 +43,6 @@ export {
   parseClientReadQuery,
 } from "./client-query.js";
 export {
-  applyClientPatch,
   clientAsAnswered,
   clientResponseDefaults,
   type FieldSelection,
@@ -46,7 +51,7 @@ export {
   RESPONSE_ONLY_FIELDS,
   type WireClient,
 } from "./clients.js";
-export { backgroundSummary, type CliReadyLine, parseCliArgs } from "./command.js";
+export { parseCliArgs } from "./command.js";
 export { areaOf, isLoopback, type ServerContext, type TenantApiRequest } from "./context.js";
 export {
   ApiError,
@@ -85,6 +90,7 @@ export {
   type ResolvedRateLimit,
   TokenBucket,
 } from "./rate-limit.js";
+export { backgroundSummary, type CliReadyLine } from "./ready-lines.js";
 export {
   ADMIN_SCOPES,
   DEFAULT_SEED,
@@ -101,13 +107,7 @@ export {
   type SeedExtras,
   type TenantSeed,
 } from "./seed.js";
-export {
-  type ClientCredentials,
-  createServerContext,
-  startTenantApi,
-  type TenantApi,
-  type TenantApiOptions,
-} from "./server.js";
+export { createServerContext, startTenantApi } from "./server.js";
 export { type BackgroundStats, RequestStats, type TenantApiStats } from "./stats.js";
 export {
   type ClientGrant,
@@ -116,4 +116,5 @@ export {
   TenantStore,
   type WireEventStream,
 } from "./store.js";
+export type { ClientCredentials, TenantApi, TenantApiOptions } from "./tenant-api.js";
 export { fromWire, toWire, validateWire, wireSchema } from "./wire.js";

@@ -1,8 +1,8 @@
 /**
  * `pulumi-tenant snapshot --out tenant-seed.json`: reads a live tenant with read-only credentials
- * (the clients, the push provider, the event stream ids) through `generate`'s reads, so it is paged
- * and paced the same way, and writes a seed the local tenant loads (docs/design/local-tenant.md, "Seed
- * file format"). No secret and no key material is written: the command never asks for
+ * (the clients, the push provider, the event stream ids) through the clients' reads, as `generate`
+ * does, so it is paged and paced the same way, and writes a seed the local tenant loads
+ * (docs/design/local-tenant.md, "Seed file format"). No secret and no key material is written: the command never asks for
  * `client_secret` or `encryption_key`, and writes a placeholder where a secret belongs (a
  * confidential client's `client_secret`, an add-on's key), naming each replaced field.
  *
@@ -16,8 +16,17 @@ import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { tenantPaceOf } from "../api/tenants.js";
-import { commandLineProblem } from "../command-line.js";
-import { checkFileOutput } from "../command-output.js";
+import { ADDON_KEY_MATERIAL, wireFieldsToRead } from "../clients/catalogue.js";
+import { readEventStreamIds, readTenant } from "../clients/reads.js";
+import { commandLineProblem } from "../command/line.js";
+import {
+  CREDENTIAL_OPTIONS,
+  CREDENTIAL_USAGE,
+  credentialConfig,
+  PACING_USAGE,
+  QUIET_USAGE,
+} from "../command/options.js";
+import { checkFileOutput } from "../command/output.js";
 import type { ConfigSource } from "../config.js";
 import { resolveCommandSettings } from "../config.js";
 import {
@@ -27,15 +36,6 @@ import {
   SnapshotOutputError,
   TenantError,
 } from "../errors.js";
-import { ADDON_KEY_MATERIAL, wireFieldsToRead } from "../generate/fields.js";
-import {
-  CREDENTIAL_OPTIONS,
-  CREDENTIAL_USAGE,
-  credentialConfig,
-  PACING_USAGE,
-  QUIET_USAGE,
-} from "../generate/options.js";
-import { readEventStreamIds, readTenant } from "../generate/reads.js";
 import { isPlainObject } from "../json.js";
 import { startProgress } from "../progress.js";
 import { CLIENT_SETTINGS_FIELDS, PUSH_PROVIDERS } from "../schema/index.js";

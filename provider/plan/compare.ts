@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { isPlainObject, own } from "../json.js";
-import { isUnknown } from "../schema/unknown.js";
+import { isUnknown } from "../unknown.js";
 
 /**
  * How declared values are compared with live ones, in whichever spelling both are in (the plan

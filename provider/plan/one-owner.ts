@@ -7,12 +7,12 @@
  * @module
  */
 
-import { originOfValues } from "../connection/parse.js";
+import { originOfValues } from "../connection/origin.js";
 import { TENANT_KEY } from "../connection/schema.js";
 import { isPlainObject, type Props } from "../json.js";
 import { NAME_KEY } from "../schema/index.js";
-import { isUnknown } from "../schema/unknown.js";
 import { clientFieldSchema, valueFromWire } from "../schema/wire.js";
+import { isUnknown } from "../unknown.js";
 import { declaredClient, fieldByWireName } from "./declared.js";
 import { type OwnedPath, overlaps, ownedPaths } from "./owned-paths.js";
 

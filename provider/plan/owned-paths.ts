@@ -12,7 +12,7 @@
  */
 
 import { isPlainObject } from "../json.js";
-import { isUnknown } from "../schema/unknown.js";
+import { isUnknown } from "../unknown.js";
 import type { WireFields } from "./declared.js";
 
 /** One owned path: the keys from the client's top level down, in the wire's spelling. */

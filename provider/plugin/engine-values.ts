@@ -1,7 +1,7 @@
 /**
  * Values as the engine sends them to a provider plugin and wants them back: plain JSON, where a
  * secret is an object carrying Pulumi's secret signature around its value, and a value not known
- * yet (during a preview) is the string `UNKNOWN` (schema/unknown.ts). The core works on plain
+ * yet (during a preview) is the string `UNKNOWN` (unknown.ts). The core works on plain
  * values; the plugin face unwraps what arrives and wraps what goes back, so that no secret leaves
  * the provider as plaintext (docs/design/plugin.md, "Secrets").
  *

@@ -17,7 +17,7 @@ import {
 } from "../config.js";
 import { SENSITIVE_CONNECTION_SETTINGS } from "../connection/schema.js";
 import type { Props } from "../json.js";
-import { isUnknown } from "../schema/unknown.js";
+import { isUnknown } from "../unknown.js";
 import { PACKAGE_NAME } from "./package-schema.js";
 
 /** The provider input (`domain`) a config key (`tenant:domain`) is given as. */

@@ -12,8 +12,8 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { create } from "tar";
-import { unknownOptionProblem } from "../command-line.js";
-import { checkFolderOutput, makeFolder } from "../command-output.js";
+import { unknownOptionProblem } from "../command/line.js";
+import { checkFolderOutput, makeFolder } from "../command/output.js";
 import { docAddress } from "../docs-address.js";
 import { COMMAND_EXIT, CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 

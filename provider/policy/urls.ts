@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isLoopbackHost } from "../connection/parse.js";
+import { isLoopbackHost } from "../connection/origin.js";
 import { type ClientSettingsField, clientSettingsSchema } from "../schema/client-settings.js";
 
 /** The formats of the fields that send a user somewhere or let an origin in (docs/design/policy.md). */

@@ -1,11 +1,11 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { apiClientGateway } from "../api/client-gateway.js";
 import { startClientReadPass } from "../api/tenants.js";
+import { DEFAULT_FIELDS, wireFieldsToRead } from "../clients/catalogue.js";
+import { declarationOf } from "../clients/declaration.js";
 import { type ConfigSource, configuredOrigin } from "../config.js";
 import { keptStackTenant, withConnectionChange } from "../connection/change.js";
 import { TenantApiError, TenantImportError, type TenantValidationError } from "../errors.js";
-import { declarationOf } from "../generate/adopt.js";
-import { DEFAULT_FIELDS, wireFieldsToRead } from "../generate/fields.js";
 import { isPlainObject, type Props } from "../json.js";
 import {
   absencesLeft,
@@ -153,7 +153,7 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
 
   /**
    * Adopts client `id` as it is: the inputs are its values of the fields `generate` declares by
-   * default (`generate/fields.ts`), with what a program cannot declare left out as `generate`
+   * default (`clients/catalogue.ts`), with what a program cannot declare left out as `generate`
    * leaves it out; the outputs are what create with those inputs stores, which sends nothing
    * because every declared value is the live one.
    *

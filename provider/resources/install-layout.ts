@@ -9,8 +9,7 @@
  * @module
  */
 
-import * as pulumi from "@pulumi/pulumi";
-import { ErrorCodes } from "../errors.js";
+import { TenantInstallError } from "../errors.js";
 
 /** The modules the dynamic-provider host loads by name from the program's folder. */
 const LOADED_BY_NAME = ["@pulumi/pulumi/cmd/dynamic-provider", "pulumi-tenant/runtime"] as const;
@@ -59,15 +58,6 @@ export function installLayoutProblem(program: ProgramProcess): string | undefine
     }
   }
   return undefined;
-}
-
-/**
- * The program's install cannot work ({@link installLayoutProblem}). A `pulumi.RunError`, so that
- * Pulumi's program runner prints its message alone, without a stack trace.
- */
-export class TenantInstallError extends pulumi.RunError {
-  override readonly name = "TenantInstallError";
-  readonly code = ErrorCodes.install;
 }
 
 let checked = false;

@@ -10,9 +10,9 @@
 import type { ErrorObject } from "ajv";
 import { closest, distance } from "fastest-levenshtein";
 import { plural } from "../text.js";
+import { isUnknown } from "../unknown.js";
 import type { FormatName } from "./formats.js";
 import { isSchemaNode, type SchemaNode } from "./kinds.js";
-import { isUnknown } from "./unknown.js";
 
 /**
  * One failure: where, and what is wrong. The one failure shape of this package; `check` hands it

@@ -6,8 +6,9 @@
  */
 
 import type * as pulumi from "@pulumi/pulumi";
-import { connectionProblems, TENANT_INPUT_NAMING } from "../connection/parse.js";
+import { connectionProblems } from "../connection/parse.js";
 import { SENSITIVE_CONNECTION_SETTINGS, TENANT_KEY } from "../connection/schema.js";
+import { TENANT_INPUT_NAMING } from "../connection/values.js";
 import { isPlainObject } from "../json.js";
 import { type PathFailure, toCheckFailure, toFailures } from "./check-failures.js";
 import { SENSITIVE_CLIENT_FIELDS } from "./client-settings.js";

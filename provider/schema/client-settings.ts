@@ -7,20 +7,24 @@ import {
   tokenVaultPrivilegedAccessSchema,
 } from "./client-credentials.js";
 import {
-  defaultOrganizationSchema,
-  expressConfigurationSchema,
   fedcmLoginSchema,
-  jwtConfigurationSchema,
   mobileSchema,
-  myOrganizationConfigurationSchema,
   nativeSocialLoginSchema,
   oidcBackchannelLogoutSchema,
   oidcLogoutSchema,
-  refreshTokenSchema,
   sessionTransferSchema,
+} from "./client-nested.js";
+import {
+  defaultOrganizationSchema,
+  expressConfigurationSchema,
+  myOrganizationConfigurationSchema,
+} from "./client-organizations.js";
+import {
+  jwtConfigurationSchema,
+  refreshTokenSchema,
   tokenExchangeSchema,
   tokenQuotaSchema,
-} from "./client-nested.js";
+} from "./client-tokens.js";
 
 /**
  * The `app_type` values the platform names (docs/design/platform.md, "Client fields"). It also accepts

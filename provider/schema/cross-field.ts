@@ -6,8 +6,8 @@
  * @module
  */
 
+import { isUnknown } from "../unknown.js";
 import type { PathFailure } from "./check-failures.js";
-import { isUnknown } from "./unknown.js";
 
 /** The names the rule talks about, in one spelling (user or wire). */
 export interface PostLoginPromptNames {

@@ -11,6 +11,7 @@
  */
 
 export type { TenantConnection } from "../connection/schema.js";
+export { isUnknown } from "../unknown.js";
 export { checkInputs } from "./check.js";
 export { addonsSchema } from "./client-addons.js";
 export {
@@ -26,5 +27,4 @@ export { POST_LOGIN_PROMPT_FIELDS, postLoginPromptReason } from "./cross-field.j
 export type { EventStreamDeletionInputs } from "./event-stream-deletion.js";
 export { NAME_KEY, type ResourceKind } from "./kinds.js";
 export { PUSH_PROVIDERS, type PushProviderSelectionInputs } from "./push-provider-selection.js";
-export { isUnknown } from "./unknown.js";
 export { fieldFromWire, fieldToWire, wireName } from "./wire.js";

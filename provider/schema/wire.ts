@@ -11,9 +11,9 @@
  */
 
 import { isPlainObject } from "../json.js";
+import { isUnknown } from "../unknown.js";
 import type { ClientSettingsField } from "./client-settings.js";
 import { itemSchema, memberSchema, propertiesOf, SCHEMAS, type SchemaNode } from "./kinds.js";
-import { isUnknown } from "./unknown.js";
 
 /** The annotation keyword that keeps an object's keys unchanged on the wire. */
 const WIRE_KEYS_KEYWORD = "x-wire-keys";

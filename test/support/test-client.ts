@@ -3,7 +3,7 @@
  * body, the status and the headers, without throwing on 4xx/5xx so tests can assert them.
  */
 
-import type { TenantApi } from "../../provider/local-tenant/server.js";
+import type { TenantApi } from "../../provider/local-tenant/tenant-api.js";
 
 /** An answer of the server. */
 export interface ApiAnswer<T = unknown> {

@@ -6,7 +6,7 @@
  */
 
 import fc from "fast-check";
-import { UNKNOWN } from "../../../provider/schema/unknown.js";
+import { UNKNOWN } from "../../../provider/unknown.js";
 
 /**
  * Code points worth meeting in every string field: right-to-left letters and the override mark,

@@ -16,7 +16,7 @@
 import fc from "fast-check";
 import { isPlainObject } from "../../../provider/json.js";
 import { isSchemaNode, type SchemaNode } from "../../../provider/schema/kinds.js";
-import { UNKNOWN } from "../../../provider/schema/unknown.js";
+import { UNKNOWN } from "../../../provider/unknown.js";
 import { invalidFormat, isKnownFormat, validFormat } from "./formats.js";
 import { formatPath, indexStep, keyStep, type Segment, setAt } from "./paths.js";
 import { codePoint, freeJson, freeObject, PROTOTYPE_KEYS, text } from "./text.js";

@@ -34,16 +34,11 @@ import {
   type Tick,
   unanswered,
 } from "../shared.js";
+import { byId, el, say } from "./dom.js";
+import { drawBucket, drawLog, drawRates } from "./draw.js";
 
 /** How long the page waits before it opens the event stream again after it ended. */
 const RECONNECT_MS = 2000;
-
-/** The element `#id`, of the type the page gives it; a missing one is a bug of the page. */
-function byId<T extends Element>(id: string, type: abstract new () => T): T {
-  const node = document.getElementById(id);
-  if (!(node instanceof type)) throw new Error(`the console's page has no ${type.name} #${id}`);
-  return node;
-}
 
 const live = byId("live", HTMLElement);
 const tenantName = byId("tenant", HTMLElement);
@@ -79,20 +74,6 @@ const state: {
   /** Newest first. */
   log: LogEntry[];
 } = { selected: null, client: null, version: -1, bucket: null, history: [], log: [] };
-
-/** An element with attributes and, given, its text (as text: never parsed as markup). */
-function el(tag: string, attributes: Record<string, string> = {}, text?: string): HTMLElement {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-/** Says `text` in a status line, as a success or a failure. */
-function say(node: HTMLElement, text: string, ok: boolean): void {
-  node.textContent = text;
-  node.className = ok ? "done" : "error";
-}
 
 /** The headers of a request: the token, when the person gave one. */
 function headers(json: boolean): Record<string, string> {
@@ -217,142 +198,15 @@ async function selectProvider(): Promise<void> {
   say(providerResult, `Selected ${answer.data.provider}`, true);
 }
 
-const SVG = "http://www.w3.org/2000/svg";
-/** The charts' drawing area, in the units of their `viewBox`. */
-const WIDTH = 900;
-const HEIGHT = 160;
-const STEP = WIDTH / HISTORY_SECONDS;
-
-/** An SVG element with attributes (numbers only: nothing of the tenant is drawn as markup). */
-function svgNode(tag: string, attributes: Record<string, string | number>): SVGElement {
-  const node = document.createElementNS(SVG, tag);
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
-  return node;
-}
-
-function drawBucket(): void {
-  const bucket = state.bucket;
-  if (bucket === null) {
-    bucketInfo.textContent = "no rate limit (start it with --rate-limit R --burst B)";
-    bucketChart.replaceChildren();
-    return;
-  }
-  bucketInfo.textContent = `${bucket.rate}/s, capacity ${bucket.burst}, reserve ${bucket.reserve}`;
-  const y = (tokens: number) => (HEIGHT - 8 - (tokens / bucket.burst) * (HEIGHT - 16)).toFixed(1);
-  const x0 = WIDTH - state.history.length * STEP;
-  const points = state.history
-    .flatMap((second, i) =>
-      second.level === null ? [] : [`${(x0 + (i + 1) * STEP).toFixed(1)},${y(second.level)}`],
-    )
-    .join(" ");
-  const label = svgNode("text", {
-    x: 4,
-    y: Number(y(bucket.reserve)) - 4,
-    "font-size": 11,
-    fill: "#d23c3c",
-  });
-  label.textContent = `reserve ${bucket.reserve}`;
-  bucketChart.replaceChildren(
-    svgNode("line", {
-      x1: 0,
-      x2: WIDTH,
-      y1: y(bucket.burst),
-      y2: y(bucket.burst),
-      stroke: "#6b7280",
-      "stroke-dasharray": "2 4",
-    }),
-    svgNode("line", {
-      x1: 0,
-      x2: WIDTH,
-      y1: y(bucket.reserve),
-      y2: y(bucket.reserve),
-      stroke: "#d23c3c",
-      "stroke-dasharray": "6 4",
-    }),
-    label,
-    svgNode("polyline", { fill: "none", stroke: "#3558d4", "stroke-width": 2, points }),
-  );
-}
-
-/** The kinds of a second's requests, stacked from the bottom in this order, and their colours. */
-const KINDS = [
-  ["ok", "#2f9e5b"],
-  ["client", "#e0a021"],
-  ["limited", "#d23c3c"],
-  ["server", "#7a3fc4"],
-  ["backgroundAllowed", "#9aa3b2"],
-  ["backgroundRefused", "#5b2a2a"],
-] as const;
-
-function drawRates(): void {
-  const history = state.history;
-  const sum = (second: Second) => KINDS.reduce((total, [kind]) => total + second[kind], 0);
-  const max = Math.max(5, ...history.map(sum));
-  const x0 = WIDTH - history.length * STEP;
-  const bars: SVGElement[] = [];
-  history.forEach((second, i) => {
-    let top = HEIGHT;
-    for (const [kind, colour] of KINDS) {
-      const count = second[kind];
-      if (count === 0) continue;
-      const height = (count / max) * (HEIGHT - 10);
-      top -= height;
-      bars.push(
-        svgNode("rect", {
-          x: (x0 + i * STEP).toFixed(1),
-          y: top.toFixed(1),
-          width: Math.max(1, STEP - 0.5).toFixed(1),
-          height: height.toFixed(1),
-          fill: colour,
-        }),
-      );
-    }
-  });
-  rateChart.replaceChildren(...bars);
-  const last = history.at(-1);
-  rateInfo.textContent =
-    `scale 0 to ${max}` +
-    (last === undefined
-      ? ""
-      : ` · last second: program ${last.ok + last.client + last.limited + last.server}, ` +
-        `background ${last.backgroundAllowed + last.backgroundRefused}`);
-}
-
-/** The class of a status's cell, which colours it. */
-function statusClass(status: LogEntry["status"]): string {
-  if (status === "dropped" || status >= 500) return "s5";
-  if (status === 429) return "s429";
-  return status >= 400 ? "s4" : "s2";
-}
-
-function drawLog(): void {
-  const caller = logCaller.value;
-  const rows = state.log
-    .filter((entry) => caller === "" || entry.caller === caller)
-    .map((entry) => {
-      const row = el("tr", {
-        "data-caller": entry.caller,
-        "data-method": entry.method,
-        "data-path": entry.path,
-        "data-status": String(entry.status),
-      });
-      row.append(
-        el("td", {}, new Date(entry.at).toISOString().slice(11, 23)),
-        el("td", {}, entry.caller),
-        el("td", {}, entry.method),
-        el("td", { title: entry.path }, entry.path),
-        el("td", { class: statusClass(entry.status) }, String(entry.status)),
-        el("td", {}, entry.ms.toFixed(1)),
-      );
-      return row;
-    });
-  logBody.replaceChildren(...rows);
+/** The log as the caller chosen filters it. */
+function showLog(): void {
+  drawLog(logBody, state.log, logCaller.value);
 }
 
 function draw(): void {
-  drawBucket();
-  drawRates();
-  drawLog();
+  drawBucket(bucketChart, bucketInfo, state.bucket, state.history);
+  drawRates(rateChart, rateInfo, state.history);
+  showLog();
 }
 
 /** Reads the clients, the tenant and the client shown again when the store's version moved. */
@@ -456,6 +310,6 @@ providerForm.addEventListener("submit", (event) => {
   event.preventDefault();
   void selectProvider();
 });
-logCaller.addEventListener("change", drawLog);
+logCaller.addEventListener("change", showLog);
 tokenInput.addEventListener("change", () => void connect());
 void connect();

@@ -2,7 +2,8 @@
  * Which clients a generated program adopts when no ids are named: every client of the tenant, but
  * not the global client (the legacy all-applications client, docs/design/platform.md) nor the client whose
  * credentials run the command, unless asked for. A program managing the credentials' own client
- * could lock itself out with one edit.
+ * could lock itself out with one edit. The audit takes the same selection with every client kept,
+ * for each client once.
  *
  * @module
  */

@@ -1,16 +1,14 @@
 /**
- * Which client fields a generated program declares: the default set for web and single-page
- * applications, the user's `--fields` list, and the fields whose values are never written because
- * they are secret.
+ * The catalogue of a client's fields as the package reads and declares them: the default set for
+ * web and single-page applications, the fields whose values are never written because they are
+ * secret, the add-on key material left out, and the wire names a read asks for. `generate`,
+ * `pulumi import`, the audit and the local tenant's snapshot read clients through it alike.
  *
  * @module
  */
 
-import { closest } from "fastest-levenshtein";
-import { GenerateUsageError } from "../errors.js";
 import {
   addonsSchema,
-  CLIENT_SETTINGS_FIELDS,
   type ClientSettingsField,
   SENSITIVE_CLIENT_FIELDS,
   secretDescription,
@@ -76,40 +74,6 @@ export const ADDON_KEY_MATERIAL: ReadonlySet<string> = sensitiveMemberNames(addo
 /** Wire fields every read asks for besides the declared ones: the id, the name (for the
  * resource name), `global` and `app_type` (for the selection). */
 const ALWAYS_READ = ["client_id", "name", "global", "app_type"];
-
-/**
- * Parses `--fields`: camelCase names separated by commas (blanks and repeats ignored), returned in
- * the schema's order so that the program does not depend on how the list was typed.
- *
- * @throws {GenerateUsageError} naming each unknown name with the nearest field, or when the list
- *   is empty or names `clientId` (always declared).
- */
-export function parseFields(text: string): ClientSettingsField[] {
-  const names = text
-    .split(",")
-    .map((name) => name.trim())
-    .filter((name) => name !== "");
-  const known = new Set<string>(CLIENT_SETTINGS_FIELDS);
-  const problems: string[] = [];
-  for (const name of names) {
-    if (name === "clientId") {
-      problems.push('"clientId" is always declared; leave it out of --fields');
-    } else if (!known.has(name)) {
-      problems.push(
-        `"${name}" is not a client field; did you mean "${closest(name, [...CLIENT_SETTINGS_FIELDS])}"?`,
-      );
-    }
-  }
-  if (problems.length > 0) throw new GenerateUsageError(`--fields: ${problems.join("; ")}`);
-  if (names.length === 0) throw new GenerateUsageError("--fields: name at least one field");
-  return inSchemaOrder(names as ClientSettingsField[]);
-}
-
-/** `fields` deduplicated, in the schema's order. */
-function inSchemaOrder(fields: readonly ClientSettingsField[]): ClientSettingsField[] {
-  const wanted = new Set(fields);
-  return CLIENT_SETTINGS_FIELDS.filter((field) => wanted.has(field));
-}
 
 /** The declared fields whose values the generator writes (the secret ones taken out). */
 export function writableFields(fields: readonly ClientSettingsField[]): ClientSettingsField[] {

@@ -13,7 +13,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, stat, unlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { CommandUsageError } from "./errors.js";
+import { CommandUsageError } from "../errors.js";
 
 /** Why a path cannot be written, in words, from a file-system error. */
 function because(error: unknown): string {

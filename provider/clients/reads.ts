@@ -1,7 +1,7 @@
 /**
- * The reads of `pulumi-tenant generate`, through the package's own API client (one token, the
- * tenant's pace learned from its rate-limit headers, retries of 429, 5xx and lost connections,
- * a timeout per attempt): the push provider, and the clients, either every page of the list or
+ * The reads of a tenant that `generate`, `audit` and `snapshot` make, through the package's own
+ * API client (one token, the tenant's pace learned from its rate-limit headers, retries of 429,
+ * 5xx and lost connections, a timeout per attempt): the push provider, and the clients, either every page of the list or
  * the named ones through the tenant's client read pass, which chooses between single GETs and pages
  * (docs/design/client-reads.md). Only `read:clients` and `read:guardian_factors` are needed.
  *
