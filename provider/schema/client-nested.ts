@@ -12,6 +12,7 @@
 /** `session_transfer`: native-to-web single sign-on. */
 export const sessionTransferSchema = {
   type: ["object", "null"],
+  "x-patch": "merge",
   description: "Native-to-web single sign-on configuration, or null.",
   properties: {
     canCreateSessionTransferToken: {
@@ -110,6 +111,7 @@ export const oidcBackchannelLogoutSchema = {
 /** `jwt_configuration`: how JWTs are created for the client. */
 export const jwtConfigurationSchema = {
   type: "object",
+  "x-patch": "merge",
   description: "Settings for how JWTs are created.",
   properties: {
     lifetimeInSeconds: {
@@ -138,6 +140,7 @@ export const jwtConfigurationSchema = {
 /** `mobile`: native mobile app configuration. */
 export const mobileSchema = {
   type: "object",
+  "x-patch": "merge",
   description: "Native mobile app configuration.",
   properties: {
     android: {
