@@ -10,9 +10,10 @@
 
 import { WriteNotHeldError } from "../errors.js";
 import { SENSITIVE_CLIENT_FIELDS } from "../schema/index.js";
+import { heldAt, holds } from "./compare.js";
 import { fieldByWireName, KEY_MATERIAL, type WireFields } from "./declared.js";
 import { shownValue } from "./shown.js";
-import { holds, valueAt, type Write } from "./writes.js";
+import { sentValue, type Write } from "./writes.js";
 
 /**
  * The failure of `writes` sent to client `clientId`, given the tenant's `answer`; undefined when
@@ -29,16 +30,19 @@ export function writesNotHeld(
   const keysHidden = KEY_MATERIAL.every((wire) => answer[wire] === undefined);
   const paths = writes
     .filter(({ path: [wire = ""] }) => !(keysHidden && KEY_MATERIAL.includes(wire)))
-    .filter((write) => !holds(valueAt(answer, write.path), write))
+    .filter((write) => !holds(heldAt(answer, write.path), sentValue(write)))
     .map((write) => {
       const [wire = "", ...inside] = write.path;
       const { field } = fieldByWireName(wire);
       const sensitive = SENSITIVE_CLIENT_FIELDS.includes(field);
       const show = (value: unknown) => (sensitive ? "sensitive: not shown" : shownValue(value));
-      const at = valueAt(answer, write.path);
+      const at = heldAt(answer, write.path);
       return {
         path: [field, ...inside].join("."),
-        sent: "value" in write && write.value !== null ? show(write.value) : "none",
+        sent:
+          sentValue(write) === undefined || sentValue(write) === null
+            ? "none"
+            : show(sentValue(write)),
         held: at === undefined || at === null ? "none" : show(at),
       };
     });

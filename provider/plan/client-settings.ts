@@ -17,7 +17,6 @@
  */
 
 import type { Props } from "../json.js";
-import { writesNotHeld } from "./answer-check.js";
 import {
   type DeclaredClient,
   declaredClient,
@@ -33,11 +32,11 @@ import {
   refuseLiveConflicts,
   refusePutBackConflicts,
 } from "./live-rules.js";
-import { outputs } from "./outputs.js";
-import { type OwnedPath, ownedPaths } from "./owned-paths.js";
+import { outputs, reportOf } from "./outputs.js";
+import type { OwnedPath } from "./owned-paths.js";
 import { patchBody } from "./patch-body.js";
 import { loadPriorPaths, type PriorEntry, pathKey, priorOf } from "./prior-paths.js";
-import { declaredWrites, isWritten, putBackWrites, type Write } from "./writes.js";
+import { isWritten, operationWrites, type Write } from "./writes.js";
 
 /** What `diff` reports: whether anything changed, and the inputs whose change replaces. */
 export interface ClientSettingsDiff {
@@ -140,9 +139,11 @@ export function planCreate(declared: DeclaredClient, live: WireFields): ClientSe
   refuseLiveConflicts(declared, live);
   const wires = declared.fields.map(({ wire }) => wire);
   refuseHiddenKeys(declared, live, wires);
-  const writes = declaredWrites(declared.values, wires, live);
-  const remember = ownedPaths(declared.values).map((path) => priorOf(live, path));
-  return plan(declared, writes, patchBody(writes, live), remember, live, []);
+  const { owned, values } = declared;
+  const writes = operationWrites({ owned, values, changed: wires, putBack: [] }, live);
+  const remember = owned.map((path) => priorOf(live, path));
+  const send = patchBody(writes, live);
+  return { send, remember, putBack: [], report: reportOf(declared, writes, remember, live) };
 }
 
 /**
@@ -154,7 +155,7 @@ export function clientUpdate(declared: DeclaredClient, olds: Props): ClientUpdat
   const prior = loadPriorPaths(olds.prior, before.values);
   const { changed, removed } = moves(before, declared);
   const known = new Set(prior.map(({ path }) => pathKey(path)));
-  const added = ownedPaths(declared.values).filter((path) => !known.has(pathKey(path)));
+  const added = declared.owned.filter((path) => !known.has(pathKey(path)));
   const needsLive =
     added.length > 0 ||
     changed.includes(REQUIRE_BEHAVIOR) ||
@@ -184,17 +185,14 @@ export function planUpdate(update: ClientUpdate, live?: WireFields): ClientSetti
     const paths = [...update.added, ...putBack.map(({ path }) => path)];
     refuseHiddenKeys(declared, live, [...changed, ...paths.map(([wire = ""]) => wire)]);
   }
-  const writes = [
-    ...declaredWrites(values, changed, current),
-    ...putBackWrites(putBack, current, values),
-  ];
+  const writes = operationWrites({ owned: declared.owned, values, changed, putBack }, current);
   const send = patchBody(writes, current);
   if (live !== undefined) refusePutBackConflicts(declared, putBack, live, send);
   const byPath = new Map(prior.map((entry) => [pathKey(entry.path), entry]));
-  const remember = ownedPaths(values).map(
+  const remember = declared.owned.map(
     (path) => byPath.get(pathKey(path)) ?? priorOf(live ?? {}, path),
   );
-  return plan(declared, writes, send, remember, current, putBack);
+  return { send, remember, putBack, report: reportOf(declared, writes, remember, current) };
 }
 
 /**
@@ -263,7 +261,7 @@ export function planDelete(props: Props, live: WireFields): { send: WireFields; 
   const entries = deletePriors(props);
   const fields = entries.map(({ path }) => path[0]).filter((wire) => wire !== undefined);
   refuseHiddenKeys(declaredClient(props), live, fields);
-  const writes = putBackWrites(entries, live, {});
+  const writes = operationWrites({ owned: [], values: {}, changed: [], putBack: entries }, live);
   return { send: patchBody(writes, live), writes };
 }
 
@@ -283,37 +281,17 @@ function needsLiveToPutBack(path: OwnedPath): boolean {
   return path.length > 1 && fieldByWireName(wire).strategy.name !== "map";
 }
 
-function plan(
-  declared: DeclaredClient,
-  writes: readonly Write[],
-  send: WireFields,
-  remember: readonly PriorEntry[],
-  unchanged: WireFields,
-  putBack: readonly PriorEntry[],
-): ClientSettingsPlan {
-  return {
-    send,
-    remember,
-    putBack,
-    report: (answer) => {
-      const error = writesNotHeld(declared.clientId, writes, answer);
-      if (error !== undefined) throw error;
-      return outputs(declared, remember, answer ?? unchanged);
-    },
-  };
-}
-
 /** Fields declared in `before`, `declared` or both, and how they and their paths moved. */
 function moves(before: DeclaredClient, declared: DeclaredClient) {
   const was = before.values;
   const now = declared.values;
-  const owned = new Set(ownedPaths(now).map(pathKey));
+  const owned = new Set(declared.owned.map(pathKey));
   return {
     changed: declared.fields
       .filter(
         ({ wire, strategy }) => !Object.hasOwn(was, wire) || !strategy.same(was[wire], now[wire]),
       )
       .map(({ wire }) => wire),
-    removed: ownedPaths(was).filter((path) => !owned.has(pathKey(path))),
+    removed: before.owned.filter((path) => !owned.has(pathKey(path))),
   };
 }

@@ -18,6 +18,7 @@ import {
 } from "../schema/index.js";
 import { clientFieldSchema } from "../schema/wire.js";
 import { type FieldStrategy, strategyOf } from "./field-strategies.js";
+import { type OwnedPath, ownedPaths } from "./owned-paths.js";
 
 /** Values keyed by the wire names of client fields (`jwt_configuration`), in the wire's spelling. */
 export type WireFields = Record<string, unknown>;
@@ -55,6 +56,8 @@ export interface DeclaredClient {
   readonly fields: readonly ClientField[];
   /** Their values by wire name, in the wire's spelling. */
   readonly values: WireFields;
+  /** The paths those values own (`plan/owned-paths.ts`), worked out once. */
+  readonly owned: readonly OwnedPath[];
   /** What every report begins with: the resource's name, the client and the connection. */
   readonly identity: Props;
 }
@@ -82,11 +85,13 @@ export function declaredClient(props: Props): DeclaredClient {
   for (const { field, wire } of fields) {
     values[wire] = fieldToWire(field, props[field]);
   }
+  const owned = ownedPaths(values);
   const identity = { [NAME_KEY]: props[NAME_KEY], clientId: props.clientId };
   return {
     clientId: String(props.clientId),
     fields,
     values,
+    owned,
     identity: { ...identity, ...connectionOutput(props) },
   };
 }
