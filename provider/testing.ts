@@ -19,6 +19,7 @@
 
 import { CommandUsageError } from "./errors.js";
 import type { BackgroundLoadOptions } from "./local-tenant/background-load.js";
+import type { PatchModel } from "./local-tenant/client-patch.js";
 import type { WireClient } from "./local-tenant/clients.js";
 import type { FaultOptions } from "./local-tenant/faults.js";
 import type { NetworkDelayOptions } from "./local-tenant/network-delay.js";
@@ -36,6 +37,7 @@ export {
   SeedError,
 } from "./errors.js";
 export type { BackgroundLoadOptions } from "./local-tenant/background-load.js";
+export type { PatchModel } from "./local-tenant/client-patch.js";
 export type { WireClient } from "./local-tenant/clients.js";
 export type { FaultOptions } from "./local-tenant/faults.js";
 export type { NetworkDelayOptions } from "./local-tenant/network-delay.js";
@@ -81,6 +83,14 @@ export interface LocalTenantOptions {
    * not write").
    */
   quirks?: QuirkOptions | string | undefined;
+  /**
+   * How a client PATCH applies an object at a path the platform's recorded traffic leaves
+   * undecided (`addons`, `refresh_token`, `oidc_logout`, ...): `"merge"` member by member or
+   * `"replace"` it whole; paths the recordings decide apply as recorded. Default `"merge"`
+   * (docs/design/local-tenant.md, "How a PATCH applies"). Test a program under both to be sure it
+   * holds on the platform whichever it is.
+   */
+  patchModel?: PatchModel | undefined;
   /** Lifetime of issued tokens in seconds; default 86400. */
   tokenTtlSeconds?: number | undefined;
   /**
@@ -108,6 +118,7 @@ const OPTION_NAMES: readonly (keyof LocalTenantOptions)[] = [
   "networkDelay",
   "faults",
   "quirks",
+  "patchModel",
   "tokenTtlSeconds",
   "privateKeyJwt",
   "tls",
@@ -245,6 +256,7 @@ function checkedOptions(options: LocalTenantOptions): TenantApiOptions {
     networkDelay: options.networkDelay ?? null,
     faults: options.faults,
     quirks: options.quirks,
+    patchModel: options.patchModel,
     tokenTtlSeconds: options.tokenTtlSeconds,
     privateKeyJwt: options.privateKeyJwt,
     tls: options.tls,

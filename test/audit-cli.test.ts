@@ -538,7 +538,7 @@ describe("pulumi-tenant audit --seed", () => {
     expect([code, stdout, stderr]).toEqual([
       2,
       "",
-      `pulumi-tenant audit: --seed: invalid seed ${seedFile}: clients[0].callbacks: must be an array (got string)\n`,
+      `pulumi-tenant audit: --seed: invalid seed ${seedFile}: clients[0].callbacks: must be an array or null (got string)\n`,
     ]);
   });
 

@@ -75,14 +75,14 @@ describe("ClientSettings create", () => {
   });
 
   it("sends no PATCH when the client already has the declared values", async () => {
-    await create({ description: "Server-rendered customer portal", sso: false });
+    await create({ description: "Server-rendered customer portal", customLoginPageOn: true });
     expect(h.calls(PATCH)).toBe(0);
   });
 
   it("keeps the keys of a declared object that the program does not declare", async () => {
     await create({ jwtConfiguration: { lifetimeInSeconds: 3600 } });
+    // The seeded client has the platform's create default, which has no alg.
     expect(wire(WEB).jwt_configuration).toEqual({
-      alg: "RS256",
       lifetime_in_seconds: 3600,
       secret_encoded: false,
     });
@@ -224,7 +224,8 @@ describe("ClientSettings update", () => {
     expect(updated.outs?.prior).toEqual({
       paths: [
         { path: ["description"], value: "Server-rendered customer portal" },
-        { path: ["sso"], value: false },
+        // The platform answers no sso for a client created without it: its prior is absence.
+        { path: ["sso"], absentBelow: 0 },
       ],
     });
   });
@@ -395,7 +396,8 @@ describe("ClientSettings restoring values the API would refuse as they are", () 
     h.api.store.putClient({ ...wire(SPA), organization_discovery_methods: [] } as never);
     const { outs } = await createAs("spa", SPA, { organizationDiscoveryMethods: ["email"] });
     await h.clients.delete(SPA, outs);
-    expect(wire(SPA).organization_discovery_methods).toBeNull();
+    // The null sent removes the field, as on the platform.
+    expect(wire(SPA)).not.toHaveProperty("organization_discovery_methods");
   });
 });
 

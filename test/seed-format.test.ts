@@ -47,7 +47,7 @@ describe("seed format checks", () => {
   it("stores a valid client with the response defaults, and names the fields the API refuses", () => {
     const ok = storedSeedClient({ name: "One", app_type: "native" }, "C1", "t1", "clients[0]");
     expect(ok.problem).toBeUndefined();
-    expect(ok.client).toMatchObject({ client_id: "C1", tenant: "t1", callbacks: [] });
+    expect(ok.client).toMatchObject({ client_id: "C1", tenant: "t1", custom_login_page_on: true });
     const refused = storedSeedClient({ description: "d" }, "C2", "t1", "clients[3]");
     expect(refused.problem).toBe("clients[3].name: is required");
   });

@@ -246,14 +246,30 @@ describe("key material in client reads", () => {
     expect(seen).toEqual({ client_id: KEYED });
   });
 
+  /**
+   * The stored client as a reader of key material sees it: without its secret, which the platform
+   * leaves out of every answer while the client has client_authentication_methods (recorded:
+   * TestAccClientAuthenticationMethodsPrivateKeyJWT #13).
+   */
+  function withKeys(): Record<string, unknown> {
+    const { client_secret: _secret, ...rest } = api.store.getClient(KEYED) as WireClient;
+    return rest;
+  }
+
   it("answers them in a page with read:client_keys", async () => {
     const seen = await readAs(["read:clients", "read:client_keys"], LIST);
-    expect(seen).toEqual(api.store.getClient(KEYED));
+    expect(seen).toEqual(withKeys());
   });
 
   it("answers them in a page with read:client_credentials", async () => {
     const seen = await readAs(["read:clients", "read:client_credentials"], LIST);
-    expect(seen).toEqual(api.store.getClient(KEYED));
+    expect(seen).toEqual(withKeys());
+  });
+
+  it("leaves out the secret of a client with client_authentication_methods, though it keeps it", async () => {
+    const seen = await readAs(["read:clients", "read:client_keys"], client(KEYED));
+    expect(seen).not.toHaveProperty("client_secret");
+    expect(api.store.getClient(KEYED)?.client_secret).toEqual(expect.any(String));
   });
 
   it("leaves them out of a single-client GET without read:client_keys, as from a page", async () => {
@@ -264,10 +280,10 @@ describe("key material in client reads", () => {
   it("answers a single-client GET with only the fields asked for", async () => {
     const seen = await readAs(
       ["read:clients", "read:client_keys"],
-      `${client(KEYED)}?fields=name,client_secret&include_fields=true`,
+      `${client(KEYED)}?fields=name,encryption_key&include_fields=true`,
     );
     const stored = api.store.getClient(KEYED) as WireClient;
-    expect(seen).toEqual({ name: stored.name, client_secret: stored.client_secret });
+    expect(seen).toEqual({ name: stored.name, encryption_key: stored.encryption_key });
   });
 });
 

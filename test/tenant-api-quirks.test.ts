@@ -75,7 +75,7 @@ describe("the quirks' settings", () => {
     expect(() => parseQuirkSpec("clock=2")).toThrow(
       new CommandUsageError(
         'quirks: unknown key "clock" (expected clock-offset, reset-down, write-bucket, per-minute, ' +
-          "headers-missing-every, gateway-every, repeated-headers, retry-after, pages-without-total)",
+          "headers-missing-every, gateway-every, repeated-headers, retry-after, pages-without-total, keep)",
       ),
     );
   });
@@ -193,6 +193,37 @@ describe("a tenant we did not write", () => {
     expect(Object.keys(page.body as object).sort()).toEqual(["clients", "limit", "start"]);
     const bare = await tenant.get(`${CLIENTS}?per_page=2`);
     expect(Array.isArray(bare.body)).toBe(true);
+  });
+});
+
+describe("a tenant that keeps a member against its own model", () => {
+  it("reads keep=PATH, repeated, as the paths a PATCH leaves as stored", () => {
+    expect(parseQuirkSpec("keep=jwt_configuration.alg,keep=description")).toEqual({
+      keep: ["jwt_configuration.alg", "description"],
+    });
+  });
+
+  it("refuses a keep that is not a wire path", () => {
+    expect(() => parseQuirkSpec("keep=jwt_configuration..alg")).toThrow(
+      new CommandUsageError(
+        'quirks: keep must be a client\'s wire path such as jwt_configuration.alg, got "jwt_configuration..alg"',
+      ),
+    );
+  });
+
+  it("answers a PATCH with the kept member as it was stored, whatever was sent", async () => {
+    api = await startTenantApi({ quirks: "keep=jwt_configuration.alg" });
+    const token = await fetchToken(api);
+    const before = api.store.getClient(DEFAULT_SEED_IDS.regularWeb)?.jwt_configuration;
+    const answer = await callApi<{ jwt_configuration: unknown }>(api, "PATCH", WEB, {
+      token,
+      json: { jwt_configuration: { alg: "HS256", lifetime_in_seconds: 60 } },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.jwt_configuration).toEqual({
+      ...(before as object),
+      lifetime_in_seconds: 60,
+    });
   });
 });
 

@@ -366,10 +366,19 @@ describe("an event stream id", () => {
     expect(answer.body).toEqual(invalidUri(25));
   });
 
-  it("answers 404 for a well-formed id of no event stream", async () => {
-    const answer = await callApi(api, "DELETE", streamRoute(`est_${"Z".repeat(22)}`), { token });
+  it("answers GET of a well-formed id of no event stream with the platform's 404, without errorCode", async () => {
+    const answer = await callApi(api, "GET", streamRoute(`est_${"Z".repeat(22)}`), { token });
     expect(answer.status).toBe(404);
-    expect(answer.body).toMatchObject({ errorCode: "inexistent_event_stream" });
+    expect(answer.body).toEqual({
+      statusCode: 404,
+      error: "Not Found",
+      message: "The requested stream does not exist.",
+    });
+  });
+
+  it("answers DELETE of a well-formed id of no event stream with 204, as the platform does", async () => {
+    const answer = await callApi(api, "DELETE", streamRoute(`est_${"Z".repeat(22)}`), { token });
+    expect([answer.status, answer.text]).toEqual([204, ""]);
   });
 
   it("leaves the seeded streams alone when the id is refused", async () => {

@@ -132,7 +132,7 @@ describe("startLocalTenant", () => {
   it("refuses an unknown option, naming it and the known ones", async () => {
     await expect(startLocalTenant({ sed: "x.json" } as never)).rejects.toThrow(
       new CommandUsageError(
-        'startLocalTenant: unknown option "sed"; known: seed, rateLimit, backgroundLoad, networkDelay, faults, quirks, tokenTtlSeconds, privateKeyJwt, tls, port, random',
+        'startLocalTenant: unknown option "sed"; known: seed, rateLimit, backgroundLoad, networkDelay, faults, quirks, patchModel, tokenTtlSeconds, privateKeyJwt, tls, port, random',
       ),
     );
   });

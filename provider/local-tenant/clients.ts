@@ -1,6 +1,6 @@
 /**
- * The stored client: its response shape, the defaults the platform fills in, how a PATCH applies,
- * and the two rules that need the stored client (docs/design/platform.md, "Rules across fields").
+ * The stored client: its response shape, the defaults the platform fills in on create (how a
+ * PATCH applies is `client-patch.ts`), and the rules that need the stored client (docs/design/platform.md, "Rules across fields").
  *
  * Clients are kept in wire form (the spec's snake_case), exactly as the API answers them. The type
  * deliberately does not restate the fields: the schema module under `provider/schema/` is the one
@@ -38,13 +38,25 @@ export const RESPONSE_ONLY_FIELDS: readonly string[] = [
   "jwks_uri",
 ];
 
+/**
+ * The members a `default_organization` sent must have together: the platform refuses one without
+ * the other (recorded: TestAccClientWithDefaultOrganization #53 and #55).
+ */
+const DEFAULT_ORGANIZATION_MEMBERS = ["organization_id", "flows"] as const;
+
 /** Most properties `client_metadata` may hold (docs/design/platform.md, "Limits"). */
 const CLIENT_METADATA_MAX_KEYS = 10;
 
-const JWT_CONFIGURATION_DEFAULTS = {
-  alg: "RS256",
-  lifetime_in_seconds: 36000,
-  secret_encoded: false,
+/**
+ * `jwt_configuration` of a client created without one (recorded: the POST answers of
+ * TestAccClientMobile and 61 more): no `alg`, except for the app types below.
+ */
+const JWT_CONFIGURATION_DEFAULTS = { secret_encoded: false, lifetime_in_seconds: 36000 };
+
+/** `jwt_configuration` of a created `resource_server` or `express_configuration` client (recorded). */
+const JWT_CONFIGURATION_DEFAULTS_BY_APP_TYPE: Readonly<Record<string, Record<string, unknown>>> = {
+  resource_server: { secret_encoded: false, alg: "RS256" },
+  express_configuration: { secret_encoded: false, alg: "RS256" },
 };
 
 const REFRESH_TOKEN_DEFAULTS = {
@@ -58,14 +70,28 @@ const REFRESH_TOKEN_DEFAULTS = {
 };
 
 /**
- * Fields the response declares "never null" (docs/design/platform.md, "Response-only fields"): the request accepts null for them, and
- * the platform then answers the default, so null resets them.
+ * The lifetimes of `refresh_token` for a client created with a secret-based
+ * `token_endpoint_auth_method` (recorded: 25 POST answers, e.g. TestAccClientJWTConfiguration #0).
  */
-const NULL_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
-  token_endpoint_auth_method: "none",
-  organization_usage: "deny",
-  organization_require_behavior: "no_prompt",
-  skip_non_verifiable_callback_uri_confirmation_prompt: false,
+const SECRET_CLIENT_REFRESH_LIFETIMES = { token_lifetime: 31557600, idle_token_lifetime: 2592000 };
+
+/** App types the platform creates OIDC conformant (recorded: TestAccClientExpressApp #0, TestAccClientResourceServer #2). */
+const OIDC_CONFORMANT_APP_TYPES: ReadonlySet<unknown> = new Set([
+  "express_configuration",
+  "resource_server",
+]);
+
+/**
+ * The members the platform fills in when `session_transfer` is first given to a client, on create
+ * or by a PATCH (recorded: TestAccClientSessionTransfer #0 and #24).
+ */
+export const SESSION_TRANSFER_DEFAULTS: Readonly<Record<string, unknown>> = {
+  can_create_session_transfer_token: false,
+  allowed_authentication_methods: [],
+  enforce_device_binding: "ip",
+  allow_refresh_token: false,
+  enforce_online_refresh_tokens: true,
+  enforce_cascade_revocation: true,
 };
 
 /** A signing key entry as the platform shows it; the certificate text is a stand-in. */
@@ -79,97 +105,95 @@ function placeholderSigningKey(tenant: string): Record<string, string> {
 }
 
 /**
- * The defaults of the response shape (docs/design/platform.md, "Response-only fields"), for a client of
- * `tenant`. A fresh object each call, so callers may keep it.
+ * The fields the platform answers on a client created without them (docs/design/local-tenant.md,
+ * "Defaults"), for a client of `tenant` and `appType`: what the recorded POST answers carry, plus
+ * the two response-only fields this tenant always answers (`tenant`, `global`: the client list's
+ * `is_global` filter reads it). Nothing else: the platform answers no `description`,
+ * `token_endpoint_auth_method`, `callbacks` or `false` it was not given. A fresh object each call.
  */
-export function clientResponseDefaults(tenant: string): Record<string, unknown> {
+export function clientResponseDefaults(
+  tenant: string,
+  appType?: unknown,
+  tokenEndpointAuthMethod?: unknown,
+): Record<string, unknown> {
+  const secretClient =
+    tokenEndpointAuthMethod === "client_secret_post" ||
+    tokenEndpointAuthMethod === "client_secret_basic";
   return {
     tenant,
     global: false,
-    is_first_party: false,
-    oidc_conformant: false,
-    sso: false,
-    sso_disabled: false,
+    is_first_party: true,
     is_token_endpoint_ip_header_trusted: false,
-    cross_origin_authentication: false,
-    custom_login_page_on: true,
-    custom_login_page: "",
-    custom_login_page_preview: "",
-    form_template: "",
-    description: "",
-    token_endpoint_auth_method: "none",
-    organization_usage: "deny",
-    organization_require_behavior: "no_prompt",
-    skip_non_verifiable_callback_uri_confirmation_prompt: false,
-    require_pushed_authorization_requests: false,
-    require_proof_of_possession: false,
-    callbacks: [],
-    allowed_origins: [],
-    web_origins: [],
-    allowed_logout_urls: [],
-    client_aliases: [],
-    allowed_clients: [],
-    grant_types: [],
-    client_metadata: {},
-    jwt_configuration: { ...JWT_CONFIGURATION_DEFAULTS },
-    refresh_token: { ...REFRESH_TOKEN_DEFAULTS },
+    oidc_conformant: OIDC_CONFORMANT_APP_TYPES.has(appType),
+    jwt_configuration: {
+      ...(JWT_CONFIGURATION_DEFAULTS_BY_APP_TYPE[String(appType)] ?? JWT_CONFIGURATION_DEFAULTS),
+    },
     signing_keys: [placeholderSigningKey(tenant)],
+    sso_disabled: false,
+    cross_origin_authentication: false,
+    // The platform answers a list by app type (test/fixtures/recorded/ignored-fields.ts); the
+    // local tenant keeps answering none, which `audit --seed` judges (docs/design/local-tenant.md).
+    grant_types: [],
+    custom_login_page_on: true,
+    refresh_token: {
+      ...REFRESH_TOKEN_DEFAULTS,
+      ...(secretClient ? SECRET_CLIENT_REFRESH_LIFETIMES : {}),
+    },
   };
 }
 
 /**
- * Fills the defaults the platform adds inside two objects when a client is created or one of them
- * is replaced by a PATCH. A provider must therefore compare such objects on the keys it declared
- * (docs/design/platform.md, "How a PATCH applies"); this server reproduces the trap instead of hiding it.
+ * Fills the defaults the platform adds inside objects given on create: `refresh_token`'s and
+ * `session_transfer`'s members left out, and `jwt_configuration.secret_encoded` (recorded POST
+ * answers, e.g. TestAccClientJWTConfiguration #5, TestAccClientSessionTransfer #0).
  */
 function fillNestedDefaults(client: Record<string, unknown>): void {
   const jwt = client.jwt_configuration;
-  if (isPlainObject(jwt)) client.jwt_configuration = { ...JWT_CONFIGURATION_DEFAULTS, ...jwt };
+  if (isPlainObject(jwt)) client.jwt_configuration = { secret_encoded: false, ...jwt };
+  mirrorBackchannelLogout(client);
   const refresh = client.refresh_token;
   if (isPlainObject(refresh)) client.refresh_token = { ...REFRESH_TOKEN_DEFAULTS, ...refresh };
+  const transfer = client.session_transfer;
+  if (isPlainObject(transfer)) {
+    client.session_transfer = { ...SESSION_TRANSFER_DEFAULTS, ...transfer };
+  }
 }
 
-/** A copy of `client` with every response field the client lacks set to its default. */
+/**
+ * Sets `oidc_backchannel_logout`, the older name of the back-channel logout settings, to the URLs
+ * of `oidc_logout`, as the platform answers it once `oidc_logout` is written with URLs (recorded:
+ * TestAccClientOIDCLogout #0 and #4).
+ */
+export function mirrorBackchannelLogout(client: Record<string, unknown>): void {
+  const logout = client.oidc_logout;
+  if (isPlainObject(logout) && Array.isArray(logout.backchannel_logout_urls)) {
+    client.oidc_backchannel_logout = {
+      backchannel_logout_urls: structuredClone(logout.backchannel_logout_urls),
+    };
+  }
+}
+
+/**
+ * A copy of `client` as the platform answers it once created with these fields: every default
+ * response field the client lacks set ({@link clientResponseDefaults}).
+ */
 export function withResponseDefaults(client: WireClient, tenant: string): WireClient {
   // client_id first, as the platform answers it.
   const { client_id, ...fields } = structuredClone(client);
-  const filled: WireClient = { client_id, ...clientResponseDefaults(tenant), ...fields };
+  const filled: WireClient = {
+    client_id,
+    ...clientResponseDefaults(tenant, fields.app_type, fields.token_endpoint_auth_method),
+    ...fields,
+  };
   fillNestedDefaults(filled);
   return filled;
 }
 
 /**
- * Applies a PATCH body (already valid against the schema) to a stored client and returns the new
- * client; the stored one is not touched. Only the fields sent change. A top-level object sent
- * replaces the stored one, except `client_metadata`, which merges key by key, a null value removing
- * the key. A null sent for a field the response declares never null resets it to its default.
- */
-export function applyClientPatch(stored: WireClient, patch: Record<string, unknown>): WireClient {
-  const next: WireClient = structuredClone(stored);
-  for (const [field, value] of Object.entries(patch)) {
-    if (field === "client_metadata" && isPlainObject(value)) {
-      const metadata: Record<string, unknown> = isPlainObject(next.client_metadata)
-        ? { ...next.client_metadata }
-        : {};
-      for (const [key, item] of Object.entries(value)) {
-        if (item === null) delete metadata[key];
-        else metadata[key] = item;
-      }
-      next.client_metadata = metadata;
-    } else if (value === null && field in NULL_MEANS_DEFAULT) {
-      next[field] = NULL_MEANS_DEFAULT[field];
-    } else {
-      next[field] = structuredClone(value);
-    }
-  }
-  fillNestedDefaults(next);
-  return next;
-}
-
-/**
  * The rules (docs/design/platform.md, "Rules across fields") that need the stored client, checked against the stored client merged
  * with the PATCH: `third_party_security_mode` cannot change; `post_login_prompt` needs
- * `oidc_conformant`; and `client_metadata` stays within its limit once merged.
+ * `oidc_conformant`; a `default_organization` sent has both its members; and `client_metadata`
+ * stays within its limit once merged.
  */
 export function storedClientRuleFailures(
   stored: WireClient,
@@ -197,6 +221,16 @@ export function storedClientRuleFailures(
     failures.push({
       path: "organization_require_behavior",
       reason: postLoginPromptReason("oidc_conformant"),
+    });
+  }
+  const organization = patch.default_organization;
+  if (
+    isPlainObject(organization) &&
+    DEFAULT_ORGANIZATION_MEMBERS.some((member) => !(member in organization))
+  ) {
+    failures.push({
+      path: "default_organization",
+      reason: `must have both ${DEFAULT_ORGANIZATION_MEMBERS.join(" and ")}`,
     });
   }
   const metadata = merged.client_metadata;
@@ -237,9 +271,10 @@ export interface FieldSelection {
 }
 
 /**
- * A client as a read answers it: the stored client narrowed to the selected fields (`client_id`
- * too is left out when an include list does not name it, as on the platform), without the key
- * material unless `showKeys`. The single-client GET and the list answer through this one function,
+ * A client as a read (or a PATCH) answers it: the stored client narrowed to the selected fields
+ * (`client_id` too is left out when an include list does not name it, as on the platform), without
+ * the key material unless `showKeys`, and without the secret of a client that has
+ * `client_authentication_methods`. The single-client GET and the list answer through this one function,
  * so both hide the same fields the same way.
  */
 export function clientAsAnswered(
@@ -253,6 +288,10 @@ export function clientAsAnswered(
     // The registered keys are the client credentials API's, never a client read's.
     if (field === CREDENTIALS_FIELD) continue;
     if (!showKeys && KEY_MATERIAL_FIELDS.includes(field)) continue;
+    // A client that authenticates by its registered methods (private key JWT, mTLS) has its
+    // secret left out of every answer, though it is kept: it is answered again once the methods
+    // are removed (recorded: TestAccClientAuthenticationMethodsPrivateKeyJWT #13 and #70).
+    if (field === "client_secret" && isPlainObject(client.client_authentication_methods)) continue;
     if (wanted !== undefined && wanted.has(field) !== selection?.include) continue;
     answer[field] = value;
   }

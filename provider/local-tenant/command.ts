@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { commandLineProblem } from "../command-line.js";
 import { COMMAND_EXIT, CommandUsageError, exitStatusOf, TenantError } from "../errors.js";
 import { MAX_BACKGROUND_BURST, MAX_BACKGROUND_RATE } from "./background-load.js";
+import { PATCH_MODELS, type PatchModel } from "./client-patch.js";
 import { isLoopback } from "./context.js";
 import { parseNetworkDelayFlag } from "./network-delay.js";
 import { startTenantApi, type TenantApi, type TenantApiOptions } from "./server.js";
@@ -45,7 +46,11 @@ Options:
   --quirks SPEC            answer as a tenant we did not write may, e.g. clock-offset=-2,
                            reset-down,write-bucket=4/8,per-minute=120,headers-missing-every=5,
                            gateway-every=25,repeated-headers,retry-after=30,pages-without-total
-                           (default none; docs/design/local-tenant.md)
+                           (default none; docs/design/local-tenant.md); keep=PATH (repeatable)
+                           makes a client PATCH leave that wire path as stored
+  --patch-model MODEL      merge or replace: how a client PATCH applies an object at a path the
+                           platform's recorded traffic leaves undecided (addons, refresh_token,
+                           oidc_logout, ...); recorded paths apply as recorded (default merge)
   --token-ttl SECONDS      lifetime of issued tokens (default 86400)
   --random N               seed of the fault injection's random numbers
   --tls                    serve HTTPS with a generated CA (its file is printed as caFile)
@@ -123,6 +128,7 @@ function parse(argv: readonly string[]) {
         "network-delay": { type: "string" },
         faults: { type: "string" },
         quirks: { type: "string" },
+        "patch-model": { type: "string" },
         "token-ttl": { type: "string" },
         random: { type: "string" },
         tls: { type: "boolean" },
@@ -158,6 +164,17 @@ function backgroundLoadFlags(
   return { rate, burst: burst ?? 1 };
 }
 
+/** `--patch-model MODEL` as the `patchModel` option; undefined without it. */
+function patchModelFlag(value: string | undefined): PatchModel | undefined {
+  if (value === undefined) return undefined;
+  if (!(PATCH_MODELS as readonly string[]).includes(value)) {
+    throw new CommandUsageError(
+      `--patch-model must be ${PATCH_MODELS.join(" or ")}, got "${value}"`,
+    );
+  }
+  return value as PatchModel;
+}
+
 /**
  * Turns the command line into {@link startTenantApi} options. Returns `"help"` for `-h`/`--help`.
  *
@@ -174,6 +191,7 @@ export function parseCliArgs(argv: readonly string[]): TenantApiOptions | "help"
     extraClients: integer("clients", values.clients, 0),
     faults: values.faults,
     quirks: values.quirks,
+    patchModel: patchModelFlag(values["patch-model"]),
     tokenTtlSeconds: integer("token-ttl", values["token-ttl"], 1),
     random: integer("random", values.random, 0),
     tls: values.tls === true,

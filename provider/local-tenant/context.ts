@@ -7,6 +7,7 @@ import type { FastifyRequest } from "fastify";
 import type { Principal, TokenAuthority } from "./auth.js";
 import type { BackgroundLoad } from "./background-load.js";
 import type { AssertionReplayGuard } from "./client-keys.js";
+import type { PatchModel } from "./client-patch.js";
 import type { ConsoleMonitor } from "./console/monitor.js";
 import { CONSOLE_PATH } from "./console/shared.js";
 import type { FaultInjector } from "./faults.js";
@@ -29,6 +30,8 @@ export interface ServerContext {
   faults: FaultInjector;
   /** How it answers as a tenant we did not write (`quirks.ts`); none by default. */
   quirks: TenantQuirks;
+  /** How a client PATCH applies where the recordings leave a path undecided (`client-patch.ts`). */
+  patchModel: PatchModel;
   /** Request counters. */
   stats: RequestStats;
   /** What the console shows over time; records nothing while no console page is open. */

@@ -14,7 +14,6 @@ export type ManagementErrorCode =
   | "invalid_token"
   | "insufficient_scope"
   | "inexistent_client"
-  | "inexistent_event_stream"
   | "too_many_requests"
   | "internal_error"
   | "service_unavailable"
@@ -32,8 +31,11 @@ export interface ManagementErrorBody {
   error: string;
   /** A sentence for humans; for 400 it lists every validation failure. */
   message: string;
-  /** A stable machine-readable code. */
-  errorCode: ManagementErrorCode;
+  /**
+   * A stable machine-readable code; left out where the platform sends none (a missing event
+   * stream's 404, docs/design/local-tenant.md, "Errors").
+   */
+  errorCode?: ManagementErrorCode;
 }
 
 /** The `error` values of the authentication API (RFC 6749 section 5.2, plus the 5xx ones). */
@@ -111,14 +113,14 @@ export function defaultErrorCode(statusCode: number): ManagementErrorCode {
 export class ApiError extends Error {
   /** The HTTP status to answer with. */
   readonly statusCode: number;
-  /** The body's errorCode. */
-  readonly errorCode: ManagementErrorCode;
+  /** The body's errorCode; undefined where the platform's body has none. */
+  readonly errorCode: ManagementErrorCode | undefined;
   /** Extra response headers (`Retry-After` on 429, `WWW-Authenticate` on 401). */
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(
     statusCode: number,
-    errorCode: ManagementErrorCode,
+    errorCode: ManagementErrorCode | undefined,
     message: string,
     headers: Readonly<Record<string, string>> = {},
   ) {
@@ -131,12 +133,13 @@ export class ApiError extends Error {
 
   /** The JSON body the platform would send for this failure. */
   toBody(): ManagementErrorBody {
-    return {
+    const body: ManagementErrorBody = {
       statusCode: this.statusCode,
       error: reasonPhrase(this.statusCode),
       message: this.message,
-      errorCode: this.errorCode,
     };
+    if (this.errorCode !== undefined) body.errorCode = this.errorCode;
+    return body;
   }
 }
 

@@ -27,6 +27,12 @@ export {
   type ResolvedBackgroundLoad,
 } from "./background-load.js";
 export {
+  applyClientPatch,
+  DEFAULT_PATCH_MODEL,
+  type PatchModel,
+  type PatchRules,
+} from "./client-patch.js";
+export {
   type ClientListFilters,
   type ClientListQuery,
   type ClientReadQuery,
@@ -37,7 +43,6 @@ export {
   parseClientReadQuery,
 } from "./client-query.js";
 export {
-  applyClientPatch,
   clientAsAnswered,
   clientResponseDefaults,
   type FieldSelection,

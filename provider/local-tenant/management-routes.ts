@@ -10,9 +10,9 @@ import type { FastifyInstance } from "fastify";
 import { isPlainObject } from "../json.js";
 import type { PathFailure } from "../schema/check-failures.js";
 import { hasAnyScope, type Principal, requireScope } from "./auth.js";
+import { applyClientPatch, type PatchRules } from "./client-patch.js";
 import { matchesFilters, parseClientListQuery, parseClientReadQuery } from "./client-query.js";
 import {
-  applyClientPatch,
   clientAsAnswered,
   type FieldSelection,
   KEY_READ_SCOPES,
@@ -60,6 +60,11 @@ const SERVED_ROUTES = [
  */
 export function isServedPath(path: string): boolean {
   return SERVED_ROUTES.some((route) => route.test(path));
+}
+
+/** How a PATCH applies on the tenant of `context`: its model and the paths its quirks keep. */
+export function patchRulesOf(context: ServerContext): PatchRules {
+  return { model: context.patchModel, keep: context.quirks.kept };
 }
 
 /** Client fields that change the client's keys and so also need `update:client_keys`. */
@@ -129,8 +134,12 @@ function eventStreamListQuery(query: Record<string, unknown>): { from: number; t
   return { from, take };
 }
 
+/**
+ * The 404 of a missing event stream, as the platform answers it: no `errorCode` in the body
+ * (docs/design/local-tenant.md, "Errors").
+ */
 function noSuchEventStream(): ApiError {
-  return new ApiError(404, "inexistent_event_stream", "The event stream does not exist");
+  return new ApiError(404, undefined, "The requested stream does not exist.");
 }
 
 /**
@@ -157,8 +166,9 @@ export function selectProvider(
 
 /**
  * Applies a PATCH body to a client as `PATCH /api/v2/clients/{id}` does: scopes, the schema, the
- * client's existence, then the stored-client rules; returns the whole updated client. The route
- * and the console's edit share it, so a change made on the console is refused with the same 400.
+ * client's existence, then the stored-client rules; returns the whole updated client, applied by
+ * the tenant's `rules` (its PATCH model and kept paths). The route and the console's edit share
+ * it, so a change made on the console is refused with the same 400.
  *
  * @throws {ApiError} 403 without `update:clients` (or `update:client_keys` for key fields), 400
  *   for a body the schema or the stored-client rules refuse, 404 for an unknown client.
@@ -168,6 +178,7 @@ export function updateClient(
   principal: Principal,
   clientId: string,
   requestBody: unknown,
+  rules: PatchRules,
 ): WireClient {
   requireScope(principal, "update:clients");
   const body: unknown = requestBody ?? {};
@@ -181,7 +192,7 @@ export function updateClient(
   if (stored === undefined) {
     throw new ApiError(404, "inexistent_client", "The client does not exist");
   }
-  const updated = applyClientPatch(stored, patch);
+  const updated = applyClientPatch(stored, patch, rules);
   const ruleFailures = storedClientRuleFailures(stored, patch, updated);
   if (ruleFailures.length > 0) throw invalidBody(ruleFailures);
   store.putClient(updated);
@@ -201,7 +212,8 @@ function registerPushProviderRoutes(app: FastifyInstance, store: TenantStore): v
 }
 
 /** The clients: the list, one client, and the PATCH that changes it (docs/design/platform.md). */
-function registerClientRoutes(app: FastifyInstance, store: TenantStore): void {
+function registerClientRoutes(app: FastifyInstance, context: ServerContext): void {
+  const { store } = context;
   app.get(CLIENTS_ROUTE, async (request) => {
     const principal = principalOf(request);
     requireScope(principal, "read:clients");
@@ -228,9 +240,13 @@ function registerClientRoutes(app: FastifyInstance, store: TenantStore): void {
     return answeredClient(principal, client, query.selection);
   });
 
-  app.patch<{ Params: IdParams }>(CLIENT_ROUTE, async (request) =>
-    updateClient(store, principalOf(request), request.params.id, request.body),
-  );
+  // A PATCH answers the whole client, key material included, as the platform does.
+  app.patch<{ Params: IdParams }>(CLIENT_ROUTE, async (request) => {
+    const principal = principalOf(request);
+    const rules = patchRulesOf(context);
+    const updated = updateClient(store, principal, request.params.id, request.body, rules);
+    return clientAsAnswered(updated, { selection: undefined, showKeys: true });
+  });
 }
 
 /** The event streams: the list, one stream, and its deletion (docs/design/platform.md). */
@@ -252,11 +268,10 @@ function registerEventStreamRoutes(app: FastifyInstance, store: TenantStore): vo
     return stream;
   });
 
+  // Idempotent, as on the platform: a stream already deleted (or never there) answers 204 too.
   app.delete<{ Params: IdParams }>(EVENT_STREAM_ROUTE, async (request, reply) => {
     requireScope(principalOf(request), "delete:event_streams");
-    if (!store.deleteEventStream(checkedEventStreamId(request.params.id))) {
-      throw noSuchEventStream();
-    }
+    store.deleteEventStream(checkedEventStreamId(request.params.id));
     reply.code(204);
     return reply.send();
   });
@@ -265,6 +280,6 @@ function registerEventStreamRoutes(app: FastifyInstance, store: TenantStore): vo
 /** Registers the management API routes. */
 export function registerManagementRoutes(app: FastifyInstance, context: ServerContext): void {
   registerPushProviderRoutes(app, context.store);
-  registerClientRoutes(app, context.store);
+  registerClientRoutes(app, context);
   registerEventStreamRoutes(app, context.store);
 }

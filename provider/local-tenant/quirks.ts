@@ -5,8 +5,8 @@
  * seconds, `x-ratelimit-reset` rounded down, client writes drawing on a bucket of their own, a
  * per-minute limit beside the per-second one, answers without rate-limit headers, a gateway's
  * 502/503 with an HTML page, repeated headers, a given `Retry-After` on 429s, list pages without
- * `total`. What each answer carries is decided here, by pure functions of the settings and a count;
- * `app.ts` only applies it.
+ * `total`, a member kept against the tenant's own PATCH model. What each answer carries is decided
+ * here, by pure functions of the settings and a count; `app.ts` only applies it.
  *
  * @module
  */
@@ -44,6 +44,13 @@ export interface QuirkOptions {
   retryAfter?: number | undefined;
   /** List pages (`include_totals=true`) answer without `total`. */
   pagesWithoutTotal?: boolean | undefined;
+  /**
+   * Wire paths of a client (`jwt_configuration.alg`, `description`) that a PATCH leaves as they
+   * were stored, whatever it sends there, against the tenant's own PATCH model: a platform that
+   * holds something other than what was written, so that a program (or the provider) that checks
+   * each write by its answer can be tested (docs/design/local-tenant.md, "A tenant we did not write").
+   */
+  keep?: readonly string[] | undefined;
 }
 
 /** The keys of the CLI form, and the settings they stand for. */
@@ -57,6 +64,7 @@ const SPEC_KEYS = {
   "repeated-headers": "repeatedHeaders",
   "retry-after": "retryAfter",
   "pages-without-total": "pagesWithoutTotal",
+  keep: "keep",
 } as const satisfies Record<string, keyof QuirkOptions>;
 
 /** The settings that are flags: given without `=value`. */
@@ -74,10 +82,24 @@ function wholeNumber(key: string, value: string, min: number): number {
   return Number(value);
 }
 
+/** A wire path of a client as `keep=PATH` gives it: dot-separated names, none empty. */
+const WIRE_PATH = /^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/;
+
+/** `value` as a wire path for `keep`. */
+function keptPath(value: string): string {
+  if (!WIRE_PATH.test(value)) {
+    throw quirkError(
+      `keep must be a client's wire path such as jwt_configuration.alg, got "${value}"`,
+    );
+  }
+  return value;
+}
+
 /**
  * Parses the CLI form, `clock-offset=-2,reset-down,write-bucket=4/8,per-minute=120,
- * headers-missing-every=5,gateway-every=25,repeated-headers,retry-after=30,pages-without-total`
- * (any of them, in any order). Unknown keys are refused, so a typo is not silently a plain tenant.
+ * headers-missing-every=5,gateway-every=25,repeated-headers,retry-after=30,pages-without-total,
+ * keep=jwt_configuration.alg` (any of them, in any order; `keep` may be given more than once, each
+ * adding a path). Unknown keys are refused, so a typo is not silently a plain tenant.
  *
  * @internal
  */
@@ -121,6 +143,9 @@ export function parseQuirkSpec(spec: string): QuirkOptions {
         break;
       case "gateway-every":
         options.gatewayEvery = wholeNumber(key, value, 1);
+        break;
+      case "keep":
+        options.keep = [...(options.keep ?? []), keptPath(value)];
         break;
       default:
         options.retryAfter = wholeNumber(key, value, 0);
@@ -193,6 +218,7 @@ export class TenantQuirks {
     options: QuirkOptions | string | undefined,
   ) {
     this.options = typeof options === "string" ? parseQuirkSpec(options) : { ...(options ?? {}) };
+    for (const path of this.options.keep ?? []) keptPath(path);
     const offset = this.options.clockOffset;
     if (offset !== undefined && !Number.isFinite(offset)) {
       throw quirkError(`clockOffset must be a finite number of seconds, got ${offset}`);
@@ -201,6 +227,11 @@ export class TenantQuirks {
       this.options.writeBucket === undefined
         ? undefined
         : new TokenBucket(clock, this.options.writeBucket);
+  }
+
+  /** The wire paths a client PATCH leaves as stored ({@link QuirkOptions.keep}); none by default. */
+  get kept(): readonly string[] {
+    return this.options.keep ?? [];
   }
 
   /** The per-minute limit to add to the global bucket's settings, if any. */

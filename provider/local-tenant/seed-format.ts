@@ -179,10 +179,10 @@ export function storedSeedClient(
   failures.push(...storedClientRuleFailures(client, {}, client));
   const keys = seedClientKeys(credentials, `${where}.${CREDENTIALS_FIELD}`);
   if (credentials !== undefined) client[CREDENTIALS_FIELD] = keys.keys;
-  // A client that logs in by private key JWT has no token endpoint method (the platform keeps it
-  // null): the response default would otherwise say "none".
+  // A client that logs in by private key JWT has no token endpoint method: the platform leaves the
+  // field out (a null sent removes it, docs/design/local-tenant.md, "How a PATCH applies").
   if (privateKeyJwtKeys(client).length > 0 && seedClient.token_endpoint_auth_method == null) {
-    client.token_endpoint_auth_method = null;
+    delete client.token_endpoint_auth_method;
   }
   const problems = [
     ...(failures.length > 0 ? [describeFailures(failures, where)] : []),

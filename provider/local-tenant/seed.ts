@@ -65,7 +65,7 @@ export interface SeedExtras {
   extraClients?: number | undefined;
   /**
    * A public key to register on the admin client, which then logs in by private key JWT only
-   * (`client_authentication_methods.private_key_jwt` names it, `token_endpoint_auth_method` null,
+   * (`client_authentication_methods.private_key_jwt` names it, no `token_endpoint_auth_method`,
    * as the platform keeps such a client).
    */
   adminKey?: ClientKey | undefined;
@@ -138,7 +138,7 @@ class SeedClients {
     if (client === undefined) return;
     client[CREDENTIALS_FIELD] = [key];
     client.client_authentication_methods = { private_key_jwt: { credentials: [{ id: key.id }] } };
-    client.token_endpoint_auth_method = null;
+    delete client.token_endpoint_auth_method;
   }
 
   /** Adds `count` {@link generatedClients} after the others. */

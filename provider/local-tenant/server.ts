@@ -17,6 +17,7 @@ import {
   type ResolvedBackgroundLoad,
 } from "./background-load.js";
 import { AssertionReplayGuard, newClientKeyPair } from "./client-keys.js";
+import { checkedPatchModel, type PatchModel } from "./client-patch.js";
 import { ConsoleMonitor, type IntervalTimer } from "./console/monitor.js";
 import { CONSOLE_PATH } from "./console/shared.js";
 import type { ServerContext, TenantApiRequest } from "./context.js";
@@ -73,6 +74,12 @@ export interface TenantApiOptions {
    * Default none.
    */
   quirks?: QuirkOptions | string | undefined;
+  /**
+   * How a client PATCH applies to an object at a path the platform's recorded traffic leaves
+   * undecided (`addons`, `refresh_token`, `oidc_logout`, ...): merged member by member or
+   * replaced (docs/design/local-tenant.md, "How a PATCH applies"). Default `"merge"`.
+   */
+  patchModel?: PatchModel | undefined;
   /** Lifetime of issued tokens in seconds; default 86400. */
   tokenTtlSeconds?: number | undefined;
   /**
@@ -236,6 +243,7 @@ export async function createServerContext(options: TenantApiOptions = {}): Promi
     adminKey: keyPair?.key,
   });
   const quirks = new TenantQuirks(clock, options.quirks);
+  const patchModel = checkedPatchModel(options.patchModel);
   const rateLimit = options.rateLimit ?? null;
   const { perMinute } = quirks;
   if (perMinute !== undefined && rateLimit === null) {
@@ -265,6 +273,7 @@ export async function createServerContext(options: TenantApiOptions = {}): Promi
     background,
     faults: new FaultInjector(createRandom(options.random ?? randomInt(2 ** 31)), options.faults),
     quirks,
+    patchModel,
     stats,
     monitor: new ConsoleMonitor({
       bucket,

@@ -95,14 +95,41 @@ function deriveWireSchema(schema: SchemaNode): SchemaNode {
   return out;
 }
 
+/**
+ * `schema` (a wire schema) with every member of every object, at every depth, also taking `null`:
+ * the platform takes `null` anywhere in a PATCH and removes what it names (docs/design/local-tenant.md,
+ * "How a PATCH applies"), the fields the spec calls never null included.
+ */
+function withNullableMembers(schema: SchemaNode): SchemaNode {
+  const out: Record<string, unknown> = { ...schema };
+  const properties = schema.properties;
+  if (isSchemaNode(properties)) {
+    out.properties = Object.fromEntries(
+      Object.entries(properties).map(([key, member]) => [key, nullable(member as SchemaNode)]),
+    );
+  }
+  if (isSchemaNode(schema.additionalProperties)) {
+    out.additionalProperties = nullable(schema.additionalProperties);
+  }
+  return out;
+}
+
+/** A member's schema that also takes `null` (its own members too). */
+function nullable(schema: SchemaNode): SchemaNode {
+  const out: Record<string, unknown> = { ...withNullableMembers(schema) };
+  if (out.type !== undefined) out.type = [...new Set([out.type, "null"].flat())];
+  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+  return out;
+}
+
 /** The request shapes the local tenant API validates with {@link validateWire}. */
 export type WireKind = "pushProviderSelection" | "clientUpdate" | "eventStreamId";
 
 /**
  * The wire form of a request, derived from the user schema: snake_case keys, verbatim objects
  * untouched, `client_metadata` values also `null` (a PATCH removes those keys). `clientUpdate` has
- * no `client_id` (it travels in the path) and no required field; `eventStreamId` describes the id
- * string itself.
+ * no `client_id` (it travels in the path) and no required field, and takes `null` for any member
+ * at any depth ({@link withNullableMembers}); `eventStreamId` describes the id string itself.
  */
 export function wireSchema(kind: WireKind): SchemaNode {
   switch (kind) {
@@ -113,7 +140,7 @@ export function wireSchema(kind: WireKind): SchemaNode {
     case "clientUpdate": {
       const { clientId: _clientId, ...fields } = SCHEMAS.ClientSettings.properties;
       const { required: _required, ...rest } = SCHEMAS.ClientSettings;
-      return deriveWireSchema({ ...rest, properties: fields });
+      return withNullableMembers(deriveWireSchema({ ...rest, properties: fields }));
     }
   }
 }

@@ -26,7 +26,7 @@ import { type Principal, requireScope } from "../auth.js";
 import { clientAsAnswered, KEY_MATERIAL_FIELDS, type WireClient } from "../clients.js";
 import { isLoopback, type ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";
-import { selectProvider, updateClient } from "../management-routes.js";
+import { patchRulesOf, selectProvider, updateClient } from "../management-routes.js";
 import { bucketInfo } from "./monitor.js";
 import { CONSOLE_CSS, CONSOLE_HTML } from "./page.js";
 import {
@@ -305,7 +305,9 @@ export function registerConsoleRoutes(app: FastifyInstance, context: ServerConte
   app.patch<{ Params: { id: string } }>(`${CONSOLE_PATH}/clients/:id`, async (request) => {
     const principal = await caller(context, request);
     const edit = consoleEdit(request.body);
-    return maskedClient(updateClient(store, principal, request.params.id, edit));
+    return maskedClient(
+      updateClient(store, principal, request.params.id, edit, patchRulesOf(context)),
+    );
   });
 
   app.get(
