@@ -16,6 +16,7 @@ describe("patchRuleAt", () => {
       "signed_request_object",
       "jwt_configuration",
       "client_metadata",
+      "native_social_login",
     ]) {
       expect(patchRuleAt([wire])).toBe("merge");
     }

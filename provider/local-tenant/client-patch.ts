@@ -132,14 +132,17 @@ function mergedObject(
 
 /**
  * The defaults the platform fills in on a PATCH: `session_transfer`'s members onto a client
- * without one, and the older `oidc_backchannel_logout` mirroring `oidc_logout`'s URLs.
+ * without one, and the older `oidc_backchannel_logout` mirroring `oidc_logout`'s URLs (unless the
+ * PATCH sends it too).
  */
 function fillPatchDefaults(stored: WireClient, patch: Record<string, unknown>, next: WireClient) {
   if (isPlainObject(patch.session_transfer) && !isPlainObject(stored.session_transfer)) {
     const sent = next.session_transfer as Record<string, unknown>;
     next.session_transfer = { ...SESSION_TRANSFER_DEFAULTS, ...sent };
   }
-  if (isPlainObject(patch.oidc_logout)) mirrorBackchannelLogout(next);
+  if (isPlainObject(patch.oidc_logout) && !("oidc_backchannel_logout" in patch)) {
+    mirrorBackchannelLogout(next);
+  }
 }
 
 /** The value at a dot-separated wire path, and whether it is there. */

@@ -40,7 +40,8 @@ export const RESPONSE_ONLY_FIELDS: readonly string[] = [
 
 /**
  * The members a `default_organization` sent must have together: the platform refuses one without
- * the other (recorded: TestAccClientWithDefaultOrganization #53 and #55).
+ * the other (recorded: TestAccClientWithDefaultOrganization #53 and #55); `{}` is not recorded and
+ * is taken.
  */
 const DEFAULT_ORGANIZATION_MEMBERS = ["organization_id", "flows"] as const;
 
@@ -106,7 +107,7 @@ function placeholderSigningKey(tenant: string): Record<string, string> {
 
 /**
  * The fields the platform answers on a client created without them (docs/design/local-tenant.md,
- * "Defaults"), for a client of `tenant` and `appType`: what the recorded POST answers carry, plus
+ * "How a PATCH applies"), for a client of `tenant` and `appType`: what the recorded POST answers carry, plus
  * the two response-only fields this tenant always answers (`tenant`, `global`: the client list's
  * `is_global` filter reads it). Nothing else: the platform answers no `description`,
  * `token_endpoint_auth_method`, `callbacks` or `false` it was not given. A fresh object each call.
@@ -150,7 +151,7 @@ export function clientResponseDefaults(
 function fillNestedDefaults(client: Record<string, unknown>): void {
   const jwt = client.jwt_configuration;
   if (isPlainObject(jwt)) client.jwt_configuration = { secret_encoded: false, ...jwt };
-  mirrorBackchannelLogout(client);
+  if (!("oidc_backchannel_logout" in client)) mirrorBackchannelLogout(client);
   const refresh = client.refresh_token;
   if (isPlainObject(refresh)) client.refresh_token = { ...REFRESH_TOKEN_DEFAULTS, ...refresh };
   const transfer = client.session_transfer;
@@ -226,7 +227,7 @@ export function storedClientRuleFailures(
   const organization = patch.default_organization;
   if (
     isPlainObject(organization) &&
-    DEFAULT_ORGANIZATION_MEMBERS.some((member) => !(member in organization))
+    DEFAULT_ORGANIZATION_MEMBERS.filter((member) => member in organization).length === 1
   ) {
     failures.push({
       path: "default_organization",

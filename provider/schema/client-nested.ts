@@ -175,6 +175,7 @@ export const mobileSchema = {
  */
 export const nativeSocialLoginSchema = {
   type: ["object", "null"],
+  "x-patch": "merge",
   description:
     "Native social settings per identity provider (member names sent as written), or null. " +
     "enabled defaults to false.",

@@ -15,13 +15,14 @@ export type PatchModel = "merge" | "replace";
 /** Both models, for `describe.each`. */
 export const PATCH_MODELS: readonly PatchModel[] = ["merge", "replace"];
 
-/** The paths the recordings show merging (TestAccClientMobile #8, ...). */
+/** The paths the recordings show merging (TestAccClientMobile #8 for `mobile` and `native_social_login`, ...). */
 const MERGED = new Set([
   "mobile",
   "session_transfer",
   "signed_request_object",
   "jwt_configuration",
   "client_metadata",
+  "native_social_login",
 ]);
 
 /** The paths the recordings show replaced (TestAccClientSSOIntegrationWithSAML #4). */
