@@ -269,6 +269,14 @@ describe.each(PATCH_MODELS)("under the %s model", (model) => {
       expect(stack.client.addons).toEqual({ samlp });
     });
 
+    it("sends an empty metadata value the client does not have yet", () => {
+      const stack = stackOn(live());
+      expect(stack.create({ clientMetadata: { note: "" } })).toEqual({
+        client_metadata: { note: "" },
+      });
+      expect(stack.client.client_metadata).toEqual({ team: "identity", note: "" });
+    });
+
     it("writes only the owned paths of a merging object, not the live keys beside them", () => {
       const stack = stackOn(live());
       expect(stack.create({ jwtConfiguration: { lifetimeInSeconds: 600 } })).toEqual({

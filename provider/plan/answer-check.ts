@@ -13,13 +13,17 @@ import { SENSITIVE_CLIENT_FIELDS } from "../schema/index.js";
 import { heldAt, holds } from "./compare.js";
 import { fieldByWireName, KEY_MATERIAL, type WireFields } from "./declared.js";
 import { shownValue } from "./shown.js";
+
+const CLIENT_SECRET = "client_secret";
+
 import { sentValue, type Write } from "./writes.js";
 
 /**
  * The failure of `writes` sent to client `clientId`, given the tenant's `answer`; undefined when
  * every path holds what was sent, or nothing was sent (no answer). Key material is not checked
  * when the answer holds none: these credentials may not see it (docs/design/decisions.md, "Key
- * material").
+ * material"); nor is a client secret the answer leaves out, as it does for a client with
+ * authentication methods (docs/design/local-tenant.md).
  */
 export function writesNotHeld(
   clientId: string,
@@ -30,6 +34,8 @@ export function writesNotHeld(
   const keysHidden = KEY_MATERIAL.every((wire) => answer[wire] === undefined);
   const paths = writes
     .filter(({ path: [wire = ""] }) => !(keysHidden && KEY_MATERIAL.includes(wire)))
+    // A client with authentication methods is answered without its secret, set or not.
+    .filter(({ path: [wire = ""] }) => !(wire === CLIENT_SECRET && answer[wire] === undefined))
     .filter((write) => !holds(heldAt(answer, write.path), sentValue(write)))
     .map((write) => {
       const [wire = "", ...inside] = write.path;

@@ -60,9 +60,16 @@ export function operationWrites(of: WritesOf, current: WireFields): Write[] {
   const { owned, values } = of;
   const writes = new Map<string, Write>();
   const add = (write: Write) => writes.set(JSON.stringify(write.path), write);
+  const declaredNulls = new Set<string>();
   for (const path of owned) {
     const [wire = ""] = path;
-    if (of.changed.includes(wire) && isWritten(wire)) add({ path, value: heldAt(values, path) });
+    if (!of.changed.includes(wire) || !isWritten(wire)) continue;
+    const value = heldAt(values, path);
+    // A declared null inside an object the client lacks is sent: it declares the object too.
+    if (value === null && path.length > 1 && !isPlainObject(heldAt(current, path.slice(0, -1)))) {
+      declaredNulls.add(JSON.stringify(path));
+    }
+    add({ path, value });
   }
   for (const entry of of.putBack) {
     const [wire] = entry.path;
@@ -71,9 +78,14 @@ export function operationWrites(of: WritesOf, current: WireFields): Write[] {
     if (strategy.name === "map" && entry.path.length < 2) continue;
     putBack(entry, strategy, values[wire] === undefined, owned).forEach(add);
   }
-  return [...writes.values()].filter(
-    (write) => !holds(heldAt(current, write.path), sentValue(write)),
-  );
+  return [...writes.values()].filter((write) => {
+    if (declaredNulls.has(JSON.stringify(write.path))) return true;
+    const at = heldAt(current, write.path);
+    const value = sentValue(write);
+    // An answer may show the empty string as nothing (holds), but nothing does not hold it yet:
+    // the platform stores it as sent in most fields (docs/design/platform.md).
+    return value === "" ? at !== "" : !holds(at, value);
+  });
 }
 
 function putBack(
