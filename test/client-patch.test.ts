@@ -13,6 +13,7 @@ import {
   type PatchModel,
 } from "../provider/local-tenant/client-patch.js";
 import { clientResponseDefaults, withResponseDefaults } from "../provider/local-tenant/clients.js";
+import { parseCliArgs } from "../provider/local-tenant/command.js";
 
 const ID = "AbCdEfGhIjKlMnOpQrStUvWxYz012345";
 
@@ -260,6 +261,19 @@ describe("a path the recordings leave undecided", () => {
   it("refuses a model it does not know, naming the two it takes", () => {
     expect(() => checkedPatchModel("deep")).toThrow(
       new CommandUsageError('patchModel must be one of "merge", "replace", got "deep"'),
+    );
+  });
+});
+
+describe("the command's --patch-model", () => {
+  it("passes replace on to the tenant's options", () => {
+    const options = parseCliArgs(["--patch-model", "replace"]);
+    expect(options === "help" ? undefined : options.patchModel).toBe("replace");
+  });
+
+  it("refuses a model it does not know, naming the flag", () => {
+    expect(() => parseCliArgs(["--patch-model", "deep"])).toThrow(
+      new CommandUsageError('--patch-model must be merge or replace, got "deep"'),
     );
   });
 });

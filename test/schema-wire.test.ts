@@ -544,8 +544,23 @@ describe("validateWire", () => {
         reason:
           'must be an absolute URL such as https://app.example.com/callback or com.example.app://callback ("*" allowed in a subdomain) (got "nope")',
       },
-      { path: "jwt_configuration.lifetime_in_seconds", reason: "must be an integer (got string)" },
+      // A PATCH takes null for any member, as the platform does (docs/design/local-tenant.md).
+      {
+        path: "jwt_configuration.lifetime_in_seconds",
+        reason: "must be an integer or null (got string)",
+      },
     ]);
+  });
+
+  it("takes null for a member at any depth of a client PATCH", () => {
+    expect(
+      validateWire("clientUpdate", {
+        token_endpoint_auth_method: null,
+        addons: null,
+        session_transfer: { delegation: null },
+        mobile: { ios: { team_id: null } },
+      }),
+    ).toEqual([]);
   });
 
   it("suggests wire names for unknown properties", () => {
