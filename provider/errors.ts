@@ -25,6 +25,7 @@ export {
   type FixedFieldChange,
   ImmutableFieldError,
   type InvalidInput,
+  type PathNotHeld,
   PutBackRefusedError,
   TenantAnswerError,
   TenantApiError,
@@ -35,4 +36,5 @@ export {
   TenantNetworkError,
   TenantTimeoutError,
   TenantValidationError,
+  WriteNotHeldError,
 } from "./errors/tenant.js";

@@ -15,6 +15,7 @@ import {
 } from "../provider/local-tenant/index.js";
 import { budget } from "./support/budgets.js";
 import { useClientsStacks } from "./support/e2e.js";
+import { PATCH_MODELS } from "./support/recorded-patch.js";
 
 const PORTAL = DEFAULT_SEED_IDS.regularWeb;
 
@@ -48,53 +49,85 @@ function withoutKeyScope() {
   };
 }
 
+describe.each(PATCH_MODELS)(
+  "ownership by path through the CLI, the undecided paths under the %s model",
+  { timeout: budget({ pulumi: 4 }) },
+  (patchModel) => {
+    it("puts back a removed nested key, add-on and metadata key, and what the client did not have", async () => {
+      const { portal, run, write } = await portalStack(
+        {
+          jwtConfiguration: { lifetimeInSeconds: 600, alg: "HS256" },
+          addons: { samlp: { audience: "urn:portal" }, wsfed: {} },
+          clientMetadata: { owner: "platform" },
+          logoUri: "https://portal.example.com/logo.png",
+        },
+        { patchModel },
+      );
+      const before = structuredClone(portal());
+      expect((await run("up")).ok).toBe(true);
+      expect(portal().addons).toEqual({ samlp: { audience: "urn:portal" }, wsfed: {} });
+
+      await write({
+        jwtConfiguration: { lifetimeInSeconds: 600 },
+        addons: { samlp: { audience: "urn:portal" } },
+      });
+      const preview = await run("preview");
+      expect(preview.ok).toBe(true);
+      expect(preview.changes).toBe(true);
+      // The preview names the value the update will send for the key removed (item 2).
+      // The portal was created without an alg (as the platform answers most app types): none.
+      const { alg: prior } = before.jwt_configuration as { alg?: unknown };
+      const alg = prior === undefined ? "none" : JSON.stringify(prior);
+      expect(preview.diagnostics).toContain(
+        `warning: ClientSettings "portal": jwtConfiguration.alg of client ${PORTAL} goes back to ` +
+          `its prior (${alg}), what the client held before this resource managed it`,
+      );
+      expect((await run("up")).ok).toBe(true);
+      expect(portal().jwt_configuration).toEqual({
+        ...(before.jwt_configuration as object),
+        lifetime_in_seconds: 600,
+      });
+      expect(portal().addons).toEqual({ samlp: { audience: "urn:portal" } });
+      expect(portal().client_metadata).toEqual(before.client_metadata);
+      expect(portal().logo_uri).toBe("");
+
+      expect((await run("destroy")).ok).toBe(true);
+      expect(portal().jwt_configuration).toEqual(before.jwt_configuration);
+      expect(portal().addons).toEqual({});
+    });
+
+    it("sends a declared null as null, and shows no drift for the field it removes", async () => {
+      const { portal, run } = await portalStack({ tokenEndpointAuthMethod: null }, { patchModel });
+      expect((await run("up")).ok).toBe(true);
+      const preview = await run("preview", { expectNoChanges: true });
+      expect(preview.ok).toBe(true);
+      expect(preview.changes).toBe(false);
+      expect(portal()).not.toHaveProperty("token_endpoint_auth_method");
+    });
+
+    it("removes mobile.ios when it leaves the program, and at destroy a sessionTransfer the client never had", async () => {
+      const { portal, run, write } = await portalStack(
+        {
+          mobile: { android: { appPackageName: "com.portal" }, ios: { teamId: "T1" } },
+          sessionTransfer: { canCreateSessionTransferToken: true },
+        },
+        { patchModel },
+      );
+      const before = structuredClone(portal());
+      expect((await run("up")).ok).toBe(true);
+      await write({
+        mobile: { android: { appPackageName: "com.portal" } },
+        sessionTransfer: { canCreateSessionTransferToken: true },
+      });
+      expect((await run("up")).ok).toBe(true);
+      expect(portal().mobile).toEqual({ android: { app_package_name: "com.portal" } });
+      expect((await run("destroy")).ok).toBe(true);
+      expect(portal().session_transfer).toEqual(before.session_transfer);
+    });
+  },
+);
+
 describe("ownership by path through the CLI", { timeout: budget({ pulumi: 4 }) }, () => {
-  it("puts back a removed nested key, add-on and metadata key, and what the client did not have", async () => {
-    const { portal, run, write } = await portalStack({
-      jwtConfiguration: { lifetimeInSeconds: 600, alg: "HS256" },
-      addons: { samlp: { audience: "urn:portal" }, wsfed: {} },
-      clientMetadata: { owner: "platform" },
-      logoUri: "https://portal.example.com/logo.png",
-    });
-    const before = structuredClone(portal());
-    expect((await run("up")).ok).toBe(true);
-    expect(portal().addons).toEqual({ samlp: { audience: "urn:portal" }, wsfed: {} });
-
-    await write({
-      jwtConfiguration: { lifetimeInSeconds: 600 },
-      addons: { samlp: { audience: "urn:portal" } },
-    });
-    const preview = await run("preview");
-    expect(preview.ok).toBe(true);
-    expect(preview.changes).toBe(true);
-    // The preview names the value the update will send for the key removed (item 2).
-    const alg = JSON.stringify((before.jwt_configuration as { alg: unknown }).alg);
-    expect(preview.diagnostics).toContain(
-      `warning: ClientSettings "portal": jwtConfiguration.alg of client ${PORTAL} goes back to ` +
-        `its prior (${alg}), what the client held before this resource managed it`,
-    );
-    expect((await run("up")).ok).toBe(true);
-    expect(portal().jwt_configuration).toEqual({
-      ...(before.jwt_configuration as object),
-      lifetime_in_seconds: 600,
-    });
-    expect(portal().addons).toEqual({ samlp: { audience: "urn:portal" } });
-    expect(portal().client_metadata).toEqual(before.client_metadata);
-    expect(portal().logo_uri).toBe("");
-
-    expect((await run("destroy")).ok).toBe(true);
-    expect(portal().jwt_configuration).toEqual(before.jwt_configuration);
-    expect(portal().addons).toEqual({});
-  });
-
-  it("shows no drift for a null the tenant keeps as its default", async () => {
-    const { run } = await portalStack({ tokenEndpointAuthMethod: null });
-    expect((await run("up")).ok).toBe(true);
-    const preview = await run("preview", { expectNoChanges: true });
-    expect(preview.ok).toBe(true);
-    expect(preview.changes).toBe(false);
-  });
-
   it("shows no drift for a client secret the credentials cannot read", async () => {
     const { run } = await portalStack(
       { clientSecret: "a-new-secret-of-the-portal" },

@@ -140,9 +140,9 @@ describe("planCreate", () => {
     expect(plan.send).toEqual({ sso: true });
   });
 
-  it("sends a declared object merged over the live one, keeping the platform's keys as they are", () => {
+  it("sends only the declared keys of an object the platform merges, never the keys beside them", () => {
     const plan = planCreate(declared({ jwtConfiguration: { lifetimeInSeconds: 60 } }), live());
-    expect(plan.send).toEqual({ jwt_configuration: jwt(60) });
+    expect(plan.send).toEqual({ jwt_configuration: { lifetime_in_seconds: 60 } });
   });
 
   it("sends only the declared metadata keys", () => {
@@ -337,14 +337,14 @@ describe("planDelete", () => {
       client,
     );
     const after = patched(client, plan.send);
-    expect(planDelete(plan.report(after), after)).toEqual({
+    expect(planDelete(plan.report(after), after).send).toEqual({
       description: "Portal",
-      jwt_configuration: client.jwt_configuration,
+      jwt_configuration: { lifetime_in_seconds: 36000 },
     });
   });
 
   it("sends nothing when nothing was changed", () => {
-    expect(planDelete(created({ description: "Portal" }), live())).toEqual({});
+    expect(planDelete(created({ description: "Portal" }), live()).send).toEqual({});
   });
 
   it("never sends thirdPartySecurityMode", () => {
@@ -352,13 +352,13 @@ describe("planDelete", () => {
       { thirdPartySecurityMode: "strict" },
       live({ third_party_security_mode: "strict" }),
     );
-    expect(planDelete(outs, live({ third_party_security_mode: "strict" }))).toEqual({});
+    expect(planDelete(outs, live({ third_party_security_mode: "strict" })).send).toEqual({});
   });
 
   it("restores an empty list that may not be empty as null", () => {
     const outs = created({ organizationDiscoveryMethods: ["email"] });
     const after = live({ organization_discovery_methods: ["email"] });
-    expect(planDelete(outs, after)).toEqual({ organization_discovery_methods: null });
+    expect(planDelete(outs, after).send).toEqual({ organization_discovery_methods: null });
   });
 
   it("restores a prior value stored by version 0.1.0 in the user's spelling in the wire's", () => {
@@ -373,8 +373,8 @@ describe("planDelete", () => {
       jwt_configuration: { alg: "RS256", lifetime_in_seconds: 60, new_setting: 1 },
       mobile: { ios: { team_id: "B" } },
     });
-    expect(planDelete(outs, now)).toEqual({
-      jwt_configuration: { alg: "RS256", lifetime_in_seconds: 36000, new_setting: 1 },
+    expect(planDelete(outs, now).send).toEqual({
+      jwt_configuration: { lifetime_in_seconds: 36000 },
       mobile: { ios: { team_id: "A" } },
     });
   });

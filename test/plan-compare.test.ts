@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { matchesDeclared, overlay, project } from "../provider/plan/compare.js";
+import { heldAt, holds, matchesDeclared } from "../provider/plan/compare.js";
+import { project } from "../provider/plan/outputs.js";
 import { UNKNOWN } from "../provider/unknown.js";
 
 describe("matchesDeclared", () => {
@@ -48,24 +49,35 @@ describe("project", () => {
   });
 });
 
-describe("overlay", () => {
-  it("keeps the live keys the program does not declare", () => {
-    expect(
-      overlay({ lifetimeInSeconds: 36000, alg: "RS256" }, { lifetimeInSeconds: 3600 }),
-    ).toEqual({ lifetimeInSeconds: 3600, alg: "RS256" });
+describe("holds", () => {
+  it("takes nothing, or a null, as holding a removal or a null sent", () => {
+    expect(holds(undefined, undefined)).toBe(true);
+    expect(holds(null, null)).toBe(true);
+    expect(holds("none", null)).toBe(false);
   });
 
-  it("replaces arrays instead of merging them", () => {
-    expect(overlay({ flows: ["a", "b"] }, { flows: ["c"] })).toEqual({ flows: ["c"] });
+  it("takes an empty object as something: an add-on enabled with no settings", () => {
+    expect(holds({}, undefined)).toBe(false);
+    expect(holds({}, {})).toBe(true);
+    expect(holds(undefined, {})).toBe(false);
   });
 
-  it("keeps a __proto__ key as a plain key instead of changing the prototype", () => {
-    const merged = overlay(JSON.parse('{"__proto__": {"polluted": true}}'), { a: 1 }) as Record<
-      string,
-      unknown
-    >;
-    expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
-    expect(Object.hasOwn(merged, "__proto__")).toBe(true);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  it("takes the empty string sent as held by the empty string or by nothing", () => {
+    expect(holds("", "")).toBe(true);
+    expect(holds(undefined, "")).toBe(true);
+    expect(holds("https://a.example", "")).toBe(false);
+  });
+
+  it("compares anything else as a declared value is compared", () => {
+    expect(holds({ alg: "RS256", extra: 1 }, { alg: "RS256" })).toBe(true);
+    expect(holds(["a", "b"], ["a"])).toBe(false);
+  });
+});
+
+describe("heldAt", () => {
+  it("finds a value down a path, and nothing past a value that is not an object", () => {
+    expect(heldAt({ a: { b: 1 } }, ["a", "b"])).toBe(1);
+    expect(heldAt({ a: 1 }, ["a", "b"])).toBeUndefined();
+    expect(heldAt({}, ["__proto__"])).toBeUndefined();
   });
 });

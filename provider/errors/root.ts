@@ -25,6 +25,7 @@ export const ErrorCodes = {
   validation: "ERR_TENANT_VALIDATION",
   immutable: "ERR_TENANT_IMMUTABLE",
   putBack: "ERR_TENANT_PUT_BACK",
+  notHeld: "ERR_TENANT_WRITE_NOT_HELD",
   install: "ERR_TENANT_INSTALL",
   import: "ERR_TENANT_IMPORT",
   generateUsage: "ERR_GENERATE_USAGE",

@@ -232,6 +232,41 @@ export class PutBackRefusedError extends errorKind("PutBackRefusedError", ErrorC
   }
 }
 
+/** One path a write set or put back that the tenant's answer holds otherwise. */
+export interface PathNotHeld {
+  /** The path in the user's spelling (`mobile.ios`). */
+  readonly path: string;
+  /** What was sent there, shown as JSON ("none" for a removal, never a sensitive value). */
+  readonly sent: string;
+  /** What the answer holds there, shown the same way. */
+  readonly held: string;
+}
+
+/**
+ * A PATCH the tenant accepted whose answer (the whole client) holds something else at a path it
+ * set or put back: the platform kept a member it was told to remove, or took another value
+ * (docs/design/decisions.md, "Every write checked by its answer"). The operation fails so that
+ * the state does not call the resource done; the next preview shows the remaining difference.
+ *
+ * @example `ClientSettings "web": client abc does not hold what was sent: mobile.ios sent none, the tenant holds {"team_id":"T1"}. ...`
+ */
+export class WriteNotHeldError extends errorKind("WriteNotHeldError", ErrorCodes.notHeld) {
+  readonly clientId: string;
+  readonly paths: readonly PathNotHeld[];
+
+  constructor(clientId: string, paths: readonly PathNotHeld[]) {
+    const list = paths
+      .map(({ path, sent, held }) => `${path} sent ${sent}, the tenant holds ${held}`)
+      .join("; ");
+    super(
+      `client ${clientId} does not hold what was sent: ${list}. The tenant accepted the PATCH ` +
+        "but kept another value there; the next preview shows the difference, and `up` tries again.",
+    );
+    this.clientId = clientId;
+    this.paths = paths;
+  }
+}
+
 /**
  * `pulumi import` found nothing to adopt under the id it was given: no such client, no push
  * provider selected, an event stream that still exists. Nothing was written.

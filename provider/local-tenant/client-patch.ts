@@ -54,7 +54,7 @@ export interface PatchRules {
 }
 
 /**
- * The rule of each object path the recordings decide, with `*` for any key of a map. A path not
+ * The rule of each object path the recordings decide (wire paths, keys joined by dots). A path not
  * here (and not below a replaced one) is undecided.
  */
 const RECORDED_OBJECT_RULES: Readonly<Record<string, PatchModel>> = {
@@ -107,12 +107,9 @@ function withoutNulls(value: unknown): unknown {
  */
 function appliedValue(path: string, stored: unknown, sent: unknown, model: PatchModel): unknown {
   if (!isPlainObject(sent)) return structuredClone(sent);
-  if (objectRule(path, model) === "replace" || !isPlainObject(stored)) {
-    // An object stored fresh still merges its members into nothing: their own rules apply.
-    if (objectRule(path, model) === "replace") return withoutNulls(sent);
-    return mergedObject(path, {}, sent, model);
-  }
-  return mergedObject(path, stored, sent, model);
+  if (objectRule(path, model) === "replace") return withoutNulls(sent);
+  // An object the client did not have merges into nothing: its members' own rules still apply.
+  return mergedObject(path, isPlainObject(stored) ? stored : {}, sent, model);
 }
 
 /** `stored` with each member of `sent` applied: `null` removes it, anything else by its rule. */

@@ -3,8 +3,8 @@ import { isPlainObject, own } from "../json.js";
 import { isUnknown } from "../unknown.js";
 
 /**
- * How declared values are compared with live ones, in whichever spelling both are in (the plan
- * uses the wire's). The platform adds defaults inside the objects
+ * How declared values, and the values a write sends, are compared with live ones, in whichever
+ * spelling both are in (the plan uses the wire's). The platform adds defaults inside the objects
  * it stores (a declared `jwtConfiguration: {lifetimeInSeconds: 3600}` comes back with `alg`,
  * `secretEncoded`, ...), so a live object matches a declared one when it agrees on the keys the
  * program declares; arrays and scalars must be equal.
@@ -25,38 +25,27 @@ export function matchesDeclared(live: unknown, declared: unknown): boolean {
   return isDeepStrictEqual(normalizeAbsent(live), normalizeAbsent(declared));
 }
 
-/**
- * `live` cut down to the keys `declared` declares, recursively; what the outputs of a resource
- * keep, so that a refresh reports drift only in what the program manages. A key absent from the
- * live object becomes null, so that it stays visible (and different from a declared value).
- */
-export function project(live: unknown, declared: unknown): unknown {
-  if (isPlainObject(declared) && isPlainObject(live)) {
-    return Object.fromEntries(
-      Object.entries(declared).map(([key, value]) => [key, project(own(live, key), value)]),
-    );
+/** What `root` holds at `path` (keys from the top down); undefined where it holds nothing. */
+export function heldAt(root: unknown, path: readonly string[]): unknown {
+  let node = root;
+  for (const key of path) {
+    if (!isPlainObject(node)) return undefined;
+    node = own(node, key);
   }
-  return normalizeAbsent(live);
+  return node;
 }
 
 /**
- * `declared` laid over `live`: objects merge key by key (recursively), anything else is taken
- * from `declared`. This is what a PATCH sends for a declared object, because the platform replaces
- * a top-level object whole: sending only the declared keys would silently reset the keys the
- * program does not manage to the platform's defaults.
+ * Whether `at` (what the tenant holds at a write's path) is what the write of `value` there makes
+ * it, `undefined` standing for a removal: for a removal, or a null (which removes:
+ * docs/design/platform.md, "How a PATCH applies"), nothing (an empty object is something: an
+ * add-on enabled with no settings); for the empty string, which the platform stores for some
+ * fields and takes as removal for others, either; else a value agreeing on what the write declares.
  */
-export function overlay(live: unknown, declared: unknown): unknown {
-  if (isPlainObject(declared) && isPlainObject(live)) {
-    // Built with fromEntries, not assignment, so that a `__proto__` key stays a plain key.
-    const keys = new Set([...Object.keys(live), ...Object.keys(declared)]);
-    return Object.fromEntries(
-      [...keys].map((key) => [
-        key,
-        Object.hasOwn(declared, key) ? overlay(own(live, key), declared[key]) : live[key],
-      ]),
-    );
-  }
-  return declared;
+export function holds(at: unknown, value: unknown): boolean {
+  if (value === undefined || value === null) return at === undefined || at === null;
+  if (value === "") return at === "" || at === undefined || at === null;
+  return matchesDeclared(at, value);
 }
 
 function normalizeAbsent(value: unknown): unknown {

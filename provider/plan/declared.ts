@@ -18,6 +18,7 @@ import {
 } from "../schema/index.js";
 import { clientFieldSchema } from "../schema/wire.js";
 import { type FieldStrategy, strategyOf } from "./field-strategies.js";
+import { type OwnedPath, ownedPaths } from "./owned-paths.js";
 
 /** Values keyed by the wire names of client fields (`jwt_configuration`), in the wire's spelling. */
 export type WireFields = Record<string, unknown>;
@@ -55,6 +56,8 @@ export interface DeclaredClient {
   readonly fields: readonly ClientField[];
   /** Their values by wire name, in the wire's spelling. */
   readonly values: WireFields;
+  /** The paths those values own (`plan/owned-paths.ts`), worked out once. */
+  readonly owned: readonly OwnedPath[];
   /** What every report begins with: the resource's name, the client and the connection. */
   readonly identity: Props;
 }
@@ -71,35 +74,24 @@ export const KEY_MATERIAL: readonly string[] = [
 ];
 
 /**
- * The fields that accept null in a PATCH but are never null in an answer: the tenant keeps their
- * default instead (docs/design/platform.md, "Response-only fields"). A declared null is taken
- * as that default, the form the tenant keeps, so that it is compared (and sent) as the tenant will
- * hold it and never drifts (docs/design/decisions.md, "The tenant's own forms").
- */
-const NULL_KEPT_AS: Readonly<Record<string, unknown>> = {
-  token_endpoint_auth_method: "none",
-  organization_usage: "deny",
-  organization_require_behavior: "no_prompt",
-  skip_non_verifiable_callback_uri_confirmation_prompt: false,
-};
-
-/**
  * What `props` (the inputs, or the outputs stored for the last ones) declare: the one conversion
- * of what the user wrote into the wire's spelling (docs/design/platform.md, "Names on the wire"), a
- * declared null taken in the form the tenant keeps it ({@link NULL_KEPT_AS}).
+ * of what the user wrote into the wire's spelling (docs/design/platform.md, "Names on the wire"). A
+ * declared null stays null: it is sent as null, which removes the field, and compares equal to a
+ * field the answer leaves out (docs/design/platform.md, "How a PATCH applies").
  */
 export function declaredClient(props: Props): DeclaredClient {
   const fields = CLIENT_FIELDS.filter(({ field }) => props[field] !== undefined);
   const values: WireFields = {};
   for (const { field, wire } of fields) {
-    const value = fieldToWire(field, props[field]);
-    values[wire] = value === null && Object.hasOwn(NULL_KEPT_AS, wire) ? NULL_KEPT_AS[wire] : value;
+    values[wire] = fieldToWire(field, props[field]);
   }
+  const owned = ownedPaths(values);
   const identity = { [NAME_KEY]: props[NAME_KEY], clientId: props.clientId };
   return {
     clientId: String(props.clientId),
     fields,
     values,
+    owned,
     identity: { ...identity, ...connectionOutput(props) },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * How each kind of client field is compared and sent, and how a whole field is put back: one
+ * How each kind of client field is compared, and how a whole field is put back: one
  * strategy per kind, chosen for a field by the `x-strategy` annotation of its schema (see
  * {@link strategyOf}). What is remembered and put back is decided per owned path
  * (`plan/prior-paths.ts`). Every value here is in the wire's spelling: declared values converted
@@ -12,9 +12,9 @@
  * @module
  */
 
-import { isPlainObject, own } from "../json.js";
+import { isPlainObject } from "../json.js";
 import type { SchemaNode } from "../schema/kinds.js";
-import { matchesDeclared, overlay } from "./compare.js";
+import { matchesDeclared } from "./compare.js";
 
 /** The kinds of client field, as the `x-strategy` annotation names them. */
 type StrategyName = "value" | "object" | "map" | "fixed";
@@ -27,8 +27,6 @@ export interface FieldStrategy {
   readonly name: StrategyName;
   /** Whether `current` already holds what the program declares. */
   same(current: unknown, wanted: unknown): boolean;
-  /** What to PATCH for a declared value, undefined when nothing needs sending. */
-  send(current: unknown, wanted: unknown): unknown;
   /** Whether an update must read the live client to send this field's declared value. */
   needsLive(changed: boolean, wanted: unknown): boolean;
   /** What to PATCH to put the whole field back to `prior`, undefined when it is never put back. */
@@ -50,7 +48,6 @@ function valueStrategy(options: { emptyListAsNull: boolean; absent: unknown }): 
   return {
     name: "value",
     same: matchesDeclared,
-    send: (current, wanted) => (matchesDeclared(current, wanted) ? undefined : wanted),
     needsLive: () => false,
     putBack: (prior) =>
       options.emptyListAsNull && Array.isArray(prior) && prior.length === 0 ? null : prior,
@@ -60,16 +57,14 @@ function valueStrategy(options: { emptyListAsNull: boolean; absent: unknown }): 
 
 /**
  * An object compared on the keys the program declares (the platform adds defaults inside it) and
- * sent merged over the live one, because the platform replaces a top-level object whole: keys the
- * program does not declare keep their values. Merging needs the live object.
+ * written path by path (`plan/writes.ts`); where the object may be replaced, the rest of it is
+ * sent as it is live (`plan/patch-body.ts`), which needs the live object.
  */
 function objectStrategy(absent: unknown): FieldStrategy {
   const value = valueStrategy({ emptyListAsNull: false, absent });
   return {
     ...value,
     name: "object",
-    send: (current, wanted) =>
-      matchesDeclared(current, wanted) ? undefined : overlay(current, wanted),
     needsLive: (changed, wanted) => changed && isPlainObject(wanted),
   };
 }
@@ -91,7 +86,6 @@ function mapStrategy(): FieldStrategy {
       }
       return matchesDeclared(current, wanted);
     },
-    send: mapChanges,
     needsLive: () => false,
     putBack: () => undefined,
     absent: undefined,
@@ -108,7 +102,6 @@ function fixedStrategy(): FieldStrategy {
   return {
     ...value,
     name: "fixed",
-    send: () => undefined,
     needsLive: (changed) => changed,
     putBack: () => undefined,
   };
@@ -155,14 +148,4 @@ function absentOf(schema: SchemaNode): unknown {
   if (typeof schema.format === "string" && schema.format.endsWith("-or-empty")) return "";
   if (types.includes("object")) return {};
   return undefined;
-}
-
-/** The declared map keys whose value differs from `current`; keys never declared are never sent. */
-function mapChanges(current: unknown, wanted: unknown): Record<string, unknown> | undefined {
-  const from = isPlainObject(current) ? current : {};
-  const want = isPlainObject(wanted) ? wanted : {};
-  // Entries, own-property checks and fromEntries throughout: the keys are the user's, and
-  // `__proto__`, `constructor` or `toString` must be plain keys, never the prototype's.
-  const changes = Object.entries(want).filter(([key, value]) => own(from, key) !== value);
-  return changes.length > 0 ? Object.fromEntries(changes) : undefined;
 }

@@ -13,7 +13,6 @@
 
 import { isPlainObject } from "../json.js";
 import { isUnknown } from "../unknown.js";
-import type { WireFields } from "./declared.js";
 
 /** One owned path: the keys from the client's top level down, in the wire's spelling. */
 export type OwnedPath = readonly string[];
@@ -28,7 +27,7 @@ export type OwnedPath = readonly string[];
  *   enabled with no settings, `addons.wsfed: {}`);
  * - a value still unknown at preview as one value, at the path where it stands.
  */
-export function ownedPaths(values: WireFields): OwnedPath[] {
+export function ownedPaths(values: Readonly<Record<string, unknown>>): OwnedPath[] {
   const paths: OwnedPath[] = [];
   const walk = (value: unknown, path: readonly string[]): void => {
     if (isPlainObject(value) && !isUnknown(value) && Object.keys(value).length > 0) {

@@ -1,7 +1,7 @@
 /**
  * The prior of each path a `ClientSettings` owns (`plan/owned-paths.ts`): what the client held there
- * before the resource managed it, absent included, and how a put-back lays those priors over the
- * live client (docs/design/decisions.md, "What a resource owns" and "Prior values in the state"). Pure
+ * before the resource managed it, absent included (what a put-back writes from them is
+ * `plan/writes.ts`) (docs/design/decisions.md, "What a resource owns" and "Prior values in the state"). Pure
  * functions only; every path and value in the wire's spelling.
  *
  * @module
@@ -45,42 +45,6 @@ function valueAt(
 export function priorOf(live: WireFields, path: OwnedPath): PriorEntry {
   const at = valueAt(live, path);
   return at.found ? { path, value: at.value } : { path, absentBelow: at.depth };
-}
-
-/**
- * `object` (a top-level field's live value) with `entry`'s prior laid over it: its value set at the
- * path (objects created on the way), or, when absent, the part of the path the client lacked
- * removed. A copy; `object` is untouched.
- */
-export function layPrior(object: unknown, entry: PriorEntry): unknown {
-  const inner = entry.path.slice(1);
-  if ("value" in entry) return setAt(object, inner, entry.value);
-  // The field itself was absent: remove only this path's first key, so that what others put in
-  // the field since stays (the caller decides what an absent top-level leaf becomes).
-  const cut = Math.max(entry.absentBelow, 1);
-  return removeAt(object, inner.slice(0, cut));
-}
-
-function setAt(object: unknown, path: readonly string[], value: unknown): unknown {
-  const [key, ...rest] = path;
-  if (key === undefined) return value;
-  const base = isPlainObject(object) ? object : {};
-  return withKey(base, key, setAt(own(base, key), rest, value));
-}
-
-function removeAt(object: unknown, path: readonly string[]): unknown {
-  const [key, ...rest] = path;
-  if (key === undefined || !isPlainObject(object) || !Object.hasOwn(object, key)) return object;
-  if (rest.length === 0) {
-    return Object.fromEntries(Object.entries(object).filter(([name]) => name !== key));
-  }
-  return withKey(object, key, removeAt(object[key], rest));
-}
-
-/** `object` with `key` set to `value`; built with entries so that `__proto__` stays a plain key. */
-function withKey(object: Record<string, unknown>, key: string, value: unknown): unknown {
-  const entries = Object.entries(object).filter(([name]) => name !== key);
-  return Object.fromEntries([...entries, [key, value]]);
 }
 
 /**

@@ -7,8 +7,8 @@ import { type ConfigSource, configuredOrigin } from "../config.js";
 import { keptStackTenant, withConnectionChange } from "../connection/change.js";
 import { TenantApiError, TenantImportError, type TenantValidationError } from "../errors.js";
 import { isPlainObject, type Props } from "../json.js";
+import { writesNotHeld } from "../plan/answer-check.js";
 import {
-  absencesLeft,
   clientUpdate,
   deletePriors,
   fieldsToPutBack,
@@ -20,13 +20,12 @@ import {
   planRead,
   planUpdate,
   putBackAtUpdate,
-  putBackNotes,
-  putBackRefusal,
-  unscopedKeysError,
 } from "../plan/client-settings.js";
 import { type DeclaredClient, declaredClient } from "../plan/declared.js";
+import { unscopedKeysError } from "../plan/key-material.js";
 import { claimOf, ownerConflict, type PathClaim } from "../plan/one-owner.js";
 import type { PriorEntry } from "../plan/prior-paths.js";
+import { absencesLeft, putBackNotes, putBackRefusal } from "../plan/put-back-messages.js";
 import { type Adopted, TenantProviderBase, type TenantResourceCore } from "./provider-base.js";
 import {
   concerning,
@@ -189,9 +188,13 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
   }
 
   /**
-   * Puts every owned path back to its prior: reads the live client (so that what the resource does
-   * not own is sent as it is now, docs/design/decisions.md "What a resource owns") and PATCHes what
-   * differs. Calls nothing when there is no prior to put back.
+   * Puts every owned path back to its prior: reads the live client (so that a put-back the tenant
+   * already holds is not sent, and an object that may be replaced is sent with the rest of it as it
+   * is now: docs/design/decisions.md "What a resource owns") and PATCHes what differs, checking the
+   * answer. Calls nothing when there is no prior to put back.
+   *
+   * @throws {WriteNotHeldError} when the answer does not hold a prior put back: the resource stays
+   * in the state, and the next destroy tries again.
    */
   delete(id: string, props: Props): Promise<void> {
     const fields = fieldsToPutBack(props);
@@ -201,13 +204,15 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
       const live = await clients.findClient(id, fields);
       // A client deleted meanwhile has no settings left to restore.
       if (live === undefined) return;
-      const send = planDelete(props, live);
+      const { send, writes } = planDelete(props, live);
       for (const line of absencesLeft(id, deletePriors(props))) {
         warnUser(`${describeResource(KIND, props, id)}: ${line}`);
       }
-      await naming(deletePriors(props), send, () =>
+      const answer = await naming(deletePriors(props), send, () =>
         clients.patchClient(id, send, { ifExists: true }),
       );
+      const notHeld = writesNotHeld(id, writes, answer);
+      if (notHeld !== undefined) throw notHeld;
     });
   }
 }

@@ -82,11 +82,13 @@ const samlpAddonSchema = {
   type: "object",
   description: "SAML2 web app addon.",
   "x-wire-keys": verbatim,
+  "x-patch": "replace",
   properties: {
     mappings: {
       type: "object",
       description: "Free-form claim mappings; keys are sent exactly as written.",
       "x-wire-keys": verbatim,
+      "x-patch": "replace",
     },
     audience: { type: "string" },
     recipient: { type: "string" },

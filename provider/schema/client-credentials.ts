@@ -53,6 +53,7 @@ export const clientAuthenticationMethodsSchema = {
 /** `signed_request_object`: JWT-secured authorization requests (JAR). */
 export const signedRequestObjectSchema = {
   type: "object",
+  "x-patch": "merge",
   description: "JWT-secured authorization request settings.",
   properties: {
     required: { type: "boolean", description: "Defaults to false." },

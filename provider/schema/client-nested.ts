@@ -14,6 +14,7 @@
 /** `session_transfer`: native-to-web single sign-on. */
 export const sessionTransferSchema = {
   type: ["object", "null"],
+  "x-patch": "merge",
   description: "Native-to-web single sign-on configuration, or null.",
   properties: {
     canCreateSessionTransferToken: {
@@ -112,6 +113,7 @@ export const oidcBackchannelLogoutSchema = {
 /** `mobile`: native mobile app configuration. */
 export const mobileSchema = {
   type: "object",
+  "x-patch": "merge",
   description: "Native mobile app configuration.",
   properties: {
     android: {
@@ -146,6 +148,7 @@ export const mobileSchema = {
  */
 export const nativeSocialLoginSchema = {
   type: ["object", "null"],
+  "x-patch": "merge",
   description:
     "Native social settings per identity provider (member names sent as written), or null. " +
     "enabled defaults to false.",

@@ -190,6 +190,7 @@ export const clientSettingsSchema = {
       "x-wire-keys": "verbatim",
       "x-wire-null-values": true,
       "x-strategy": "map",
+      "x-patch": "merge",
       maxProperties: 10,
       propertyNames: {
         type: "string",

@@ -9,6 +9,7 @@
 /** `jwt_configuration`: how JWTs are created for the client. */
 export const jwtConfigurationSchema = {
   type: "object",
+  "x-patch": "merge",
   description: "Settings for how JWTs are created.",
   properties: {
     lifetimeInSeconds: {

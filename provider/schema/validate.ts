@@ -19,7 +19,8 @@ import { INPUT_SCHEMAS, type ResourceKind } from "./kinds.js";
 
 /**
  * The annotation keywords of the schemas; Ajv in strict mode must know them. `x-strategy` tells
- * the plan how a client field is compared and sent (see `plan/field-strategies.ts`).
+ * the plan how a client field is compared and sent (see `plan/field-strategies.ts`); `x-patch`
+ * whether the platform merges or replaces an object a PATCH sends (see `plan/patch-rules.ts`).
  */
 const ANNOTATION_KEYWORDS = [
   "x-wire-keys",
@@ -27,6 +28,7 @@ const ANNOTATION_KEYWORDS = [
   "x-sensitive",
   "x-pattern-reason",
   "x-strategy",
+  "x-patch",
 ] as const;
 
 let ajv: Ajv | undefined;

@@ -46,7 +46,14 @@ const CONSTRAINT_KEYWORDS = [
 const KNOWN_KEYWORDS = new Set<string>([
   ...CONSTRAINT_KEYWORDS,
   ...["items", "properties", "propertyNames", "description"],
-  ...["x-wire-keys", "x-wire-null-values", "x-sensitive", "x-pattern-reason", "x-strategy"],
+  ...[
+    "x-wire-keys",
+    "x-wire-null-values",
+    "x-sensitive",
+    "x-pattern-reason",
+    "x-strategy",
+    "x-patch",
+  ],
 ]);
 
 /** The kinds of mutation, as the coverage counts name them. */
