@@ -25,7 +25,6 @@ export {
   type FixedFieldChange,
   ImmutableFieldError,
   type InvalidInput,
-  type PathNotHeld,
   PutBackRefusedError,
   TenantAnswerError,
   TenantApiError,

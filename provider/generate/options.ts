@@ -20,7 +20,7 @@ import {
 } from "../command/options.js";
 import type { ConfigSource } from "../config.js";
 import { docAddress } from "../docs-address.js";
-import { CommandUsageError, GenerateUsageError } from "../errors.js";
+import { GenerateUsageError } from "../errors.js";
 import { APP_TYPES, CLIENT_SETTINGS_FIELDS, type ClientSettingsField } from "../schema/index.js";
 import { PROJECT_NAME } from "./project.js";
 
