@@ -57,6 +57,9 @@ export function outputs(
  * `live` cut down to the keys `declared` declares, recursively; what the outputs of a resource
  * keep, so that a refresh reports drift only in what the program manages. A key absent from the
  * live object becomes null, so that it stays visible (and different from a declared value).
+ * Exported for its unit tests (test/plan-compare.test.ts).
+ *
+ * @internal
  */
 export function project(live: unknown, declared: unknown): unknown {
   if (isPlainObject(declared) && isPlainObject(live)) {
