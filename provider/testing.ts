@@ -10,21 +10,14 @@
  * @module
  */
 
-import { CommandUsageError } from "./errors.js";
-import type { BackgroundLoadOptions } from "./local-tenant/background-load.js";
-import type { PatchModel } from "./local-tenant/client-patch.js";
 import type { WireClient } from "./local-tenant/clients.js";
 import { type DashboardEdit, editAsDashboard } from "./local-tenant/dashboard-edit.js";
 import { endEngineProcesses } from "./local-tenant/engine-processes.js";
-import type { FaultOptions } from "./local-tenant/faults.js";
-import type { NetworkDelayOptions } from "./local-tenant/network-delay.js";
+import { kitApiOptions, type LocalTenantOptions } from "./local-tenant/kit-options.js";
 import { requireServerPeers } from "./local-tenant/peers.js";
-import type { QuirkOptions } from "./local-tenant/quirks.js";
-import type { RateLimitOptions } from "./local-tenant/rate-limit.js";
 import { SEED_FORMAT_VERSION, type TenantSeed } from "./local-tenant/seed.js";
 import type { BackgroundStats } from "./local-tenant/stats.js";
 import type { PushProvider, WireEventStream } from "./local-tenant/store.js";
-import type { TenantApiOptions } from "./local-tenant/tenant-api.js";
 
 export {
   CommandUsageError,
@@ -36,91 +29,13 @@ export type { PatchModel } from "./local-tenant/client-patch.js";
 export type { WireClient } from "./local-tenant/clients.js";
 export type { DashboardEdit } from "./local-tenant/dashboard-edit.js";
 export type { FaultOptions } from "./local-tenant/faults.js";
+export type { LocalTenantOptions } from "./local-tenant/kit-options.js";
 export type { NetworkDelayOptions } from "./local-tenant/network-delay.js";
 export type { QuirkOptions } from "./local-tenant/quirks.js";
 export type { RateLimitOptions } from "./local-tenant/rate-limit.js";
 export type { SeedClient, TenantSeed } from "./local-tenant/seed.js";
 export type { BackgroundStats } from "./local-tenant/stats.js";
 export type { PushProvider, WireEventStream } from "./local-tenant/store.js";
-
-/** Options of {@link startLocalTenant}; every one is optional. */
-export interface LocalTenantOptions {
-  /**
-   * The tenant to start with: the path of a seed file (as `pulumi-tenant snapshot` writes it) or a
-   * seed object; default a small built-in tenant (docs/design/local-tenant.md, "Seed file format").
-   */
-  seed?: TenantSeed | string | undefined;
-  /** Rate limit of the management API, `{ rate, burst }` per second; default none. */
-  rateLimit?: RateLimitOptions | undefined;
-  /**
-   * The tenant's other callers, as a production back end: `rate` reads a second taking tokens
-   * from the same bucket as the program, `burst` of them together (default 1, evenly spaced);
-   * their 429s are counted apart, in `background()`. Default none (docs/design/local-tenant.md,
-   * "Background load").
-   */
-  backgroundLoad?: BackgroundLoadOptions | undefined;
-  /**
-   * A tenant a network away: `{ minMs, maxMs }`, every request and every answer held that long
-   * each way (one draw per chunk), so that a round trip and the age of the rate-limit headers are
-   * what a pipeline sees of a tenant in another region; the background load comes through it too.
-   * Default none, loopback (docs/design/local-tenant.md, "A tenant a network away").
-   */
-  networkDelay?: NetworkDelayOptions | undefined;
-  /**
-   * Faults to inject: `{ error, drop, latency: { min, max } }` or `"error=0.2,drop=0.05,latency=0-300"`
-   * (shares from 0 to 1, milliseconds); default none.
-   */
-  faults?: FaultOptions | string | undefined;
-  /**
-   * Answer as a tenant we did not write may (its clock off, reset rounded down, a write bucket of
-   * its own, a per-minute limit, answers without rate-limit headers, a gateway's 502/503, repeated
-   * headers, a given `Retry-After`, pages without `total`): `{ clockOffset: -2, gatewayEvery: 25 }`
-   * or `"clock-offset=-2,gateway-every=25"`; default none (docs/design/local-tenant.md, "A tenant we did
-   * not write").
-   */
-  quirks?: QuirkOptions | string | undefined;
-  /**
-   * How a client PATCH applies an object at a path the platform's recorded traffic leaves
-   * undecided (`addons`, `refresh_token`, `oidc_logout`, ...): `"merge"` member by member or
-   * `"replace"` it whole; paths the recordings decide apply as recorded. Default `"merge"`
-   * (docs/design/local-tenant.md, "How a PATCH applies"). Test a program under both to be sure it
-   * holds on the platform whichever it is.
-   */
-  patchModel?: PatchModel | undefined;
-  /** Lifetime of issued tokens in seconds; default 86400. */
-  tokenTtlSeconds?: number | undefined;
-  /**
-   * The deployment client (`clientId`) logs in by private key JWT, as docs/installation-configuration.md, "Configuration"
-   * recommends for pipelines: a key pair is generated, its public key registered on the client,
-   * and the private key handed to the test as `clientAssertionPrivateKey` (and in
-   * `stackConfig()`, a secret); the client's secret is then refused. Default false.
-   */
-  privateKeyJwt?: boolean | undefined;
-  /**
-   * Serve HTTPS with a generated certificate authority: `caFile` names its certificate, which
-   * the process running Pulumi must trust (`NODE_EXTRA_CA_CERTS`). Default plain HTTP on loopback.
-   */
-  tls?: boolean | undefined;
-  /** Port to listen on; default 0, a free one. */
-  port?: number | undefined;
-  /** Seed of the fault injection's random numbers, for repeatable runs. */
-  random?: number | undefined;
-}
-
-const OPTION_NAMES: readonly (keyof LocalTenantOptions)[] = [
-  "seed",
-  "rateLimit",
-  "backgroundLoad",
-  "networkDelay",
-  "faults",
-  "quirks",
-  "patchModel",
-  "tokenTtlSeconds",
-  "privateKeyJwt",
-  "tls",
-  "port",
-  "random",
-];
 
 /** Credentials of a machine-to-machine client of the local tenant. */
 export interface LocalTenantCredentials {
@@ -237,41 +152,6 @@ export interface LocalTenant extends AsyncDisposable {
 /** Management API writes: every method but GET. */
 const READ_METHODS = new Set(["GET", "HEAD"]);
 
-function checkedOptions(options: LocalTenantOptions): TenantApiOptions {
-  if (typeof options !== "object" || options === null) {
-    throw new CommandUsageError("startLocalTenant: options must be an object");
-  }
-  const unknown = Object.keys(options).filter(
-    (name) => !OPTION_NAMES.includes(name as keyof LocalTenantOptions),
-  );
-  if (unknown.length > 0) {
-    throw new CommandUsageError(
-      `startLocalTenant: unknown ${unknown.length === 1 ? "option" : "options"} ` +
-        `${unknown.map((name) => JSON.stringify(name)).join(", ")}; known: ${OPTION_NAMES.join(", ")}`,
-    );
-  }
-  const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new CommandUsageError(
-      `startLocalTenant: port must be an integer from 0 to 65535, got ${port}`,
-    );
-  }
-  return {
-    port,
-    seed: options.seed,
-    rateLimit: options.rateLimit ?? null,
-    backgroundLoad: options.backgroundLoad ?? null,
-    networkDelay: options.networkDelay ?? null,
-    faults: options.faults,
-    quirks: options.quirks,
-    patchModel: options.patchModel,
-    tokenTtlSeconds: options.tokenTtlSeconds,
-    privateKeyJwt: options.privateKeyJwt,
-    tls: options.tls,
-    random: options.random,
-  };
-}
-
 /**
  * Starts the local tenant in this process, on loopback, on a free port (or `options.port`).
  *
@@ -281,7 +161,7 @@ function checkedOptions(options: LocalTenantOptions): TenantApiOptions {
  *   when it throws.
  */
 export async function startLocalTenant(options: LocalTenantOptions = {}): Promise<LocalTenant> {
-  const apiOptions = checkedOptions(options);
+  const apiOptions = kitApiOptions(options);
   requireServerPeers({ tls: apiOptions.tls });
   // Loaded now, after the check: the server's modules require Fastify at their top.
   const { startTenantApi } = await import("./local-tenant/server.js");

@@ -244,10 +244,11 @@ const AUDIT_FIELDS =
  * What the default seed's clients break (provider/local-tenant/seed.ts): the customer portal allows the
  * implicit grant, has a loopback callback and is not OIDC conformant; the dashboard SPA allows
  * cross-origin authentication; three clients keep the platform's default refresh token, which
- * neither rotates nor expires; four ask for bearer tokens, and the two confidential web apps do
- * not require PAR. Their key credentials and what they leave unset are not declared (read-only
- * credentials do not see the former, `generate` writes nothing for the latter), so the rules that
- * need them say nothing here, where `pulumi-tenant audit` judges what is unset.
+ * neither rotates nor expires. Their key credentials and what they leave unset are not declared
+ * (read-only credentials do not see the former, `generate` writes nothing for the latter): the
+ * platform answers no `require_pushed_authorization_requests` or `require_proof_of_possession` on
+ * a client created without them (docs/design/local-tenant.md, "How a PATCH applies"), so the PAR
+ * and sender-constrained rules say nothing here, where `pulumi-tenant audit` judges what is unset.
  */
 const AUDIT_OF_THE_SEED: [string, string, string][] = [
   [
@@ -260,11 +261,6 @@ const AUDIT_OF_THE_SEED: [string, string, string][] = [
     "tenant-oidc-conformant",
     'ClientSettings "customer-portal": oidcConformant false keeps legacy flows that OIDC conformance turns off; set it to true',
   ],
-  ...["customer-portal", "partner-integration"].map((name): [string, string, string] => [
-    "advisory",
-    "tenant-pushed-authorization-requests",
-    `ClientSettings "${name}": requirePushedAuthorizationRequests false lets the authorization request travel through the browser, where it can be read and changed; set it to true so the client pushes it to the tenant first (RFC 9126)`,
-  ]),
   ...["customer-portal", "partner-integration", "tenant-api-admin-seeded"].map(
     (name): [string, string, string] => [
       "advisory",
@@ -272,16 +268,6 @@ const AUDIT_OF_THE_SEED: [string, string, string][] = [
       `ClientSettings "${name}": refreshToken {"rotationType":"non-rotating","expirationType":"non-expiring"} neither rotates nor expires, so a stolen one works forever; rotate it or let it expire`,
     ],
   ),
-  ...[
-    ["customer-portal", "authorization_code and refresh_token"],
-    ["dashboard-spa", "authorization_code and refresh_token"],
-    ["partner-integration", "authorization_code and refresh_token"],
-    ["tenant-api-admin-seeded", "client_credentials"],
-  ].map(([name, grants]): [string, string, string] => [
-    "advisory",
-    "tenant-sender-constrained-tokens",
-    `ClientSettings "${name}": requireProofOfPossession false leaves the tokens of ${grants} as bearer tokens that work for whoever steals them; set it to true to bind them to the client's key, by DPoP (RFC 9449) or mTLS (RFC 8705)`,
-  ]),
   [
     "advisory",
     "tenant-url-loopback",

@@ -23,7 +23,8 @@ function afterCreate(fields: Props): { outs: Props; live: Props } {
   // Answered to credentials that may read key material: the secret shows it.
   const before = withResponseDefaults({ client_id: ID, name: "Web", client_secret: "s" }, TENANT);
   const plan = planCreate(declared, before);
-  const live = withResponseDefaults(applyClientPatch(before, plan.send), TENANT);
+  // A PATCH's answer is the client as stored after it: no create defaults come back.
+  const live = applyClientPatch(before, plan.send);
   return { outs: plan.report(live), live };
 }
 

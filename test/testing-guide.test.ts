@@ -59,7 +59,7 @@ describe("the testing guide", () => {
   });
 
   it("lists every option of startLocalTenant, as its type has them", async () => {
-    const kit = join("provider", "testing.ts");
+    const kit = join("provider", "local-tenant", "kit-options.ts");
     const members = interfaceMembers(
       kit,
       await readFile(join(REPO_ROOT, kit), "utf8"),
