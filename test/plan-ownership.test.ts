@@ -297,8 +297,14 @@ describe.each(PATCH_MODELS)("under the %s model", (model) => {
       const plan = planUpdate(update, stack.client);
       // A tenant that keeps the member it was told to remove.
       const answer = stack.client;
+      const paths = [{ path: "mobile.ios", sent: "none", held: '{"team_id":"T1"}' }];
+      // With the outputs the update would have reported, the tenant's mobile.ios among them.
       expect(() => plan.report(answer)).toThrowError(
-        new WriteNotHeldError(ID, [{ path: "mobile.ios", sent: "none", held: '{"team_id":"T1"}' }]),
+        expect.objectContaining({
+          message: new WriteNotHeldError(ID, paths).message,
+          paths,
+          outputs: expect.objectContaining({ mobile: { android: { appPackageName: "com.a" } } }),
+        }),
       );
       expect(new WriteNotHeldError(ID, []).code).toBe("ERR_TENANT_WRITE_NOT_HELD");
     });

@@ -253,6 +253,19 @@ export interface PathNotHeld {
 export class WriteNotHeldError extends errorKind("WriteNotHeldError", ErrorCodes.notHeld) {
   readonly clientId: string;
   readonly paths: readonly PathNotHeld[];
+  /**
+   * The outputs the operation would have reported, the priors it remembered included, for the
+   * client as the answer holds it; set by the report (`plan/outputs.ts`).
+   */
+  outputs: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * Set only when a create failed so (`providers/created-not-held.ts`): the id and the outputs
+   * the engine records for a resource created with initialization errors, under the names
+   * Pulumi's dynamic-provider host reads from a thrown error (docs/design/decisions.md, "Every
+   * write checked by its answer").
+   */
+  id: string | undefined;
+  properties: Readonly<Record<string, unknown>> | undefined;
 
   constructor(clientId: string, paths: readonly PathNotHeld[]) {
     const list = paths
@@ -264,6 +277,14 @@ export class WriteNotHeldError extends errorKind("WriteNotHeldError", ErrorCodes
     );
     this.clientId = clientId;
     this.paths = paths;
+    this.outputs = undefined;
+    this.id = undefined;
+    this.properties = undefined;
+  }
+
+  /** The initialization errors recorded with a create's partial state: this message, once named. */
+  get reasons(): string[] | undefined {
+    return this.id === undefined ? undefined : [this.message];
   }
 }
 

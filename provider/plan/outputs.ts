@@ -23,7 +23,8 @@ import type { Write } from "./writes.js";
  * client as it was read or as last reported.
  *
  * @throws {WriteNotHeldError} (from the returned function) when the answer holds something else at
- * a path written (docs/design/decisions.md, "Every write checked by its answer").
+ * a path written (docs/design/decisions.md, "Every write checked by its answer"), carrying the
+ * outputs it would have returned, so that a failed create can still leave them in the state.
  */
 export function reportOf(
   declared: DeclaredClient,
@@ -34,7 +35,10 @@ export function reportOf(
   return (answer) => {
     const outs = outputs(declared, remember, answer ?? unchanged);
     const error = writesNotHeld(declared.clientId, writes, answer);
-    if (error !== undefined) throw error;
+    if (error !== undefined) {
+      error.outputs = outs;
+      throw error;
+    }
     return outs;
   };
 }

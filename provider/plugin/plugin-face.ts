@@ -10,7 +10,7 @@
 
 import type * as pulumi from "@pulumi/pulumi";
 import { SENSITIVE_CONNECTION_SETTINGS, TENANT_KEY } from "../connection/schema.js";
-import { TenantConfigError } from "../errors.js";
+import { TenantConfigError, WriteNotHeldError } from "../errors.js";
 import { isPlainObject, type Props } from "../json.js";
 import type { TenantResourceCore } from "../providers/provider-base.js";
 import { SECRET_OUTPUTS } from "../providers/secret-outputs.js";
@@ -118,11 +118,23 @@ export class PluginFace {
     };
   }
 
+  /**
+   * `Create`. A create that fails with a partial state (providers/created-not-held.ts) throws on
+   * with its outputs in the engine's values, secrets wrapped as a created resource's are, which
+   * the server answers as the resource's initialization failure.
+   */
   async create(urn: string, news: Props): Promise<{ id: string; properties: Props }> {
     const { kind, name } = parseUrn(urn, this.#kinds);
     const given = unwrap(news);
-    const { id, outs } = await this.#cores[kind].create(named(given.plain, name));
-    return { id, properties: this.#outgoing(kind, outs ?? {}, given.secretKeys) };
+    try {
+      const { id, outs } = await this.#cores[kind].create(named(given.plain, name));
+      return { id, properties: this.#outgoing(kind, outs ?? {}, given.secretKeys) };
+    } catch (error) {
+      if (error instanceof WriteNotHeldError && error.properties !== undefined) {
+        error.properties = this.#outgoing(kind, { ...error.properties }, given.secretKeys);
+      }
+      throw error;
+    }
   }
 
   /**

@@ -16,9 +16,11 @@ import * as grpc from "@grpc/grpc-js";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import * as statusproto from "@pulumi/pulumi/proto/status_pb";
+import * as anyproto from "google-protobuf/google/protobuf/any_pb";
 import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
 import * as structproto from "google-protobuf/google/protobuf/struct_pb";
-import type { Props } from "../json.js";
+import { isPlainObject, type Props } from "../json.js";
 import type { CheckAnswer, PluginFace } from "./plugin-face.js";
 
 /** What the server needs besides the face: the schema it serves and its version. */
@@ -52,13 +54,45 @@ function unary<Req, Res>(
       .then(() => work(call.request))
       .then(
         (response) => callback(null, response),
-        (error: unknown) =>
-          callback({
-            code: grpc.status.UNKNOWN,
-            details: error instanceof Error ? error.message : String(error),
-          }),
+        (error: unknown) => callback(failure(error)),
       );
   };
+}
+
+/** What a thrown error may carry for a resource that exists but failed (`initFailure`). */
+interface PartialState {
+  readonly id?: unknown;
+  readonly properties?: unknown;
+  readonly reasons?: unknown;
+}
+
+/**
+ * The answer to a call that threw `error`: its message; and, when it carries the partial state of
+ * a resource that exists (providers/created-not-held.ts), that state as the engine reads it, a
+ * `pulumirpc.ErrorResourceInitFailed` in the status details (`grpc-status-details-bin`), as
+ * Pulumi's dynamic-provider host answers the same error, so that the engine records the resource
+ * with initialization errors (docs/design/decisions.md, "Every write checked by its answer").
+ *
+ * @internal
+ */
+export function failure(error: unknown): Partial<grpc.StatusObject> {
+  const details = error instanceof Error ? error.message : String(error);
+  const partial = (typeof error === "object" && error !== null ? error : {}) as PartialState;
+  if (typeof partial.id !== "string" || !isPlainObject(partial.properties)) {
+    return { code: grpc.status.UNKNOWN, details };
+  }
+  const reasons = Array.isArray(partial.reasons) ? partial.reasons.map(String) : [];
+  const detail = new provproto.ErrorResourceInitFailed()
+    .setId(partial.id)
+    .setProperties(struct(partial.properties))
+    .setReasonsList(reasons);
+  const packed = new anyproto.Any();
+  packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+  const status = new statusproto.Status().setCode(grpc.status.UNKNOWN).setMessage(details);
+  status.addDetails(packed);
+  const metadata = new grpc.Metadata();
+  metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
+  return { code: grpc.status.UNKNOWN, details, metadata };
 }
 
 function unimplemented<Req, Res>(name: string): grpc.handleUnaryCall<Req, Res> {

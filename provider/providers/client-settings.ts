@@ -26,6 +26,7 @@ import { unscopedKeysError } from "../plan/key-material.js";
 import { claimOf, ownerConflict, type PathClaim } from "../plan/one-owner.js";
 import type { PriorEntry } from "../plan/prior-paths.js";
 import { absencesLeft, putBackNotes, putBackRefusal } from "../plan/put-back-messages.js";
+import { createdNotHeld } from "./created-not-held.js";
 import { type Adopted, TenantProviderBase, type TenantResourceCore } from "./provider-base.js";
 import {
   concerning,
@@ -125,6 +126,13 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
     });
   }
 
+  /**
+   * Adopts the client: reads what the program declares, remembers each owned path's prior and
+   * PATCHes what differs, checking the answer.
+   *
+   * @throws {WriteNotHeldError} when the answer does not hold what was sent, carrying the partial
+   * state ({@link createdNotHeld}): the engine records the resource with its true priors.
+   */
   create(inputs: Props): Promise<pulumi.dynamic.CreateResult> {
     return runInTurn(target(KIND, inputs), async ({ client, context }) => {
       const clients = apiClientGateway(client, context);
@@ -132,8 +140,13 @@ export class ClientSettingsProvider extends TenantProviderBase implements Tenant
       const { clientId } = declared;
       const live = await clients.getClient(clientId, fieldsToRead(declared));
       const plan = planCreate(declared, live);
-      const outs = plan.report(await clients.patchClient(clientId, plan.send));
-      return { id: clientId, outs: { ...outs, ...this.stackTenantOutput(inputs) } };
+      const answer = await clients.patchClient(clientId, plan.send);
+      const recorded = this.stackTenantOutput(inputs);
+      try {
+        return { id: clientId, outs: { ...plan.report(answer), ...recorded } };
+      } catch (error) {
+        throw createdNotHeld(error, clientId, recorded);
+      }
     });
   }
 

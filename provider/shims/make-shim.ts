@@ -24,7 +24,19 @@ export function makeShim(kind: ResourceKind): TenantProvider {
     configure: (req) => impl().configure(req),
     check: (olds, news) => impl().check(olds, news),
     diff: (id, olds, news) => impl().diff(id, olds, news),
-    create: (inputs) => impl().create(inputs),
+    // A create that fails with a partial state (providers/created-not-held.ts) is recorded by the
+    // host from the error as it is: the serialized provider goes with it, as the host adds it to
+    // the outputs of a create that succeeds, so that a later update or destroy can run.
+    create: (inputs) =>
+      impl()
+        .create(inputs)
+        .catch((error: unknown) => {
+          const partial = error as { properties?: Record<string, unknown> } | null;
+          if (partial?.properties !== undefined) {
+            partial.properties = { ...partial.properties, __provider: inputs.__provider };
+          }
+          throw error;
+        }),
     read: (id, props) => impl().read(id, props),
     update: (id, olds, news) => impl().update(id, olds, news),
     delete: (id, props) => impl().delete(id, props),

@@ -362,6 +362,8 @@ export interface ExportedState {
       id?: string;
       inputs?: Record<string, unknown>;
       outputs?: Record<string, unknown>;
+      /** What a create or update that failed after the resource existed reported. */
+      initErrors?: string[];
       protect?: boolean;
       retainOnDelete?: boolean;
     }>;
