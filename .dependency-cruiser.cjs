@@ -82,6 +82,11 @@ const LAYERS = [
         path: "^provider/runtime\\.ts$",
         holds: "`pulumi-tenant/runtime`: the providers a serialized resource calls",
       },
+      {
+        room: "node-check.ts",
+        path: "^provider/node-check\\.ts$",
+        holds: "the Node.js check `require(\"pulumi-tenant\")` makes before anything else loads",
+      },
     ],
   },
   {
@@ -190,6 +195,16 @@ const LAYERS = [
         room: "unknown.ts",
         path: "^provider/unknown\\.ts$",
         holds: "the value Pulumi puts for an input not known yet",
+      },
+      {
+        room: "node-support.ts",
+        path: "^provider/node-support\\.ts$",
+        holds: "which Node.js lines the package and the programs it writes run on, in a sentence",
+      },
+      {
+        room: "docs-address.ts",
+        path: "^provider/docs-address\\.ts$",
+        holds: "the public address of the docs every message and help text cites",
       },
     ],
   },
