@@ -99,6 +99,10 @@ describe("stop()", () => {
 
   it.runIf(process.platform !== "win32")(
     "ends a pulumi left running with its plugins and the dynamic-provider host, and leaves other children be",
+    // Once, under the whole suite's load, this timed out at 60 s with no step run, and passed
+    // alone every time since; one more try keeps a rare stall of the machine from failing the
+    // run, while a stop() that leaves a process fails both (the closing note of issue 62 says so).
+    { retry: 1 },
     async () => {
       // A stand-in for the pulumi CLI a timed-out `up` leaves: it starts the dynamic-provider
       // host and a plugin, each holding its stdout, and waits for them.
