@@ -7,6 +7,7 @@ import { ClientSettingsProvider } from "../provider/providers/client-settings.js
 import { EventStreamDeletionProvider } from "../provider/providers/event-stream-deletion.js";
 import { PushProviderSelectionProvider } from "../provider/providers/push-provider-selection.js";
 import { type Harness, useHarnessPerTest } from "./support/harness.js";
+import { configuredFace } from "./support/plugin-face.js";
 
 /**
  * The plugin face over the one core, against a local tenant: what the engine sends (secrets
@@ -21,21 +22,6 @@ useHarnessPerTest(
 
 const WEB = DEFAULT_SEED_IDS.regularWeb;
 const urn = (kind: string, name: string) => `urn:pulumi:dev::app::tenant:index:${kind}::${name}`;
-
-/** A face over fresh cores, configured as the engine's Configure would, the secret wrapped. */
-async function configuredFace(): Promise<PluginFace> {
-  const face = new PluginFace({
-    PushProviderSelection: new PushProviderSelectionProvider(),
-    ClientSettings: new ClientSettingsProvider(),
-    EventStreamDeletion: new EventStreamDeletionProvider(),
-  });
-  await face.configure({
-    domain: h.api.domain,
-    clientId: h.api.clientId,
-    clientSecret: secret(h.api.clientSecret),
-  });
-  return face;
-}
 
 describe("the plugin face", () => {
   it("finds the kind and the name in a URN, a parent's type included", () => {
@@ -55,7 +41,7 @@ describe("the plugin face", () => {
   });
 
   it("reports every failure at check, naming the property, and keeps a secret input secret", async () => {
-    const face = await configuredFace();
+    const face = await configuredFace(h.api);
     const checked = await face.check(
       urn("ClientSettings", "web"),
       {},
@@ -76,13 +62,13 @@ describe("the plugin face", () => {
   });
 
   it("keeps the stack config connection a resource records secret, credentials and all", async () => {
-    const face = await configuredFace();
+    const face = await configuredFace(h.api);
     const created = await face.create(urn("PushProviderSelection", "push"), { provider: "sns" });
     expect(isSecret(created.properties.stackConfigTenant)).toBe(true);
   });
 
   it("keeps a sensitive field secret even when the program sent it in plaintext", async () => {
-    const face = await configuredFace();
+    const face = await configuredFace(h.api);
     const checked = await face.check(
       urn("ClientSettings", "web"),
       {},
@@ -92,7 +78,7 @@ describe("the plugin face", () => {
   });
 
   it("creates with the settings of the Configure call and returns the remembered values as a secret", async () => {
-    const face = await configuredFace();
+    const face = await configuredFace(h.api);
     const created = await face.create(urn("ClientSettings", "web"), {
       clientId: WEB,
       description: "Managed",
@@ -107,7 +93,7 @@ describe("the plugin face", () => {
   });
 
   it("refuses a change of thirdPartySecurityMode at diff, naming the resource, with nothing sent", async () => {
-    const face = await configuredFace();
+    const face = await configuredFace(h.api);
     const before = h.apiCalls();
     await expect(
       face.diff(
@@ -123,7 +109,7 @@ describe("the plugin face", () => {
   });
 
   it("imports a client with no write, as inputs that then diff as no change", async () => {
-    const face = await configuredFace();
+    const face = await configuredFace(h.api);
     const imported = await face.read(urn("ClientSettings", "web"), WEB, {}, {});
     expect(h.calls(`PATCH /api/v2/clients/${WEB}`)).toBe(0);
     expect(imported.inputs).toMatchObject({ clientId: WEB, name: "Customer Portal" });
@@ -139,14 +125,14 @@ describe("the plugin face", () => {
   });
 
   it("refuses to import a client the tenant does not have, naming the resource", async () => {
-    const face = await configuredFace();
+    const face = await configuredFace(h.api);
     await expect(face.read(urn("ClientSettings", "web"), "missing", {}, {})).rejects.toThrow(
       'ClientSettings "web": cannot import client missing: the tenant has no client with that id',
     );
   });
 
   it("imports the push provider selection under the tenant's host, and only there", async () => {
-    const face = await configuredFace();
+    const face = await configuredFace(h.api);
     const host = new URL(h.api.domain).host;
     const imported = await face.read(urn("PushProviderSelection", "mfa"), host, {}, {});
     expect(imported).toEqual({
@@ -162,7 +148,7 @@ describe("the plugin face", () => {
   });
 
   it("imports an event stream only once it is gone", async () => {
-    const face = await configuredFace();
+    const face = await configuredFace(h.api);
     const [existing] = h.api.eventStreams;
     await expect(
       face.read(urn("EventStreamDeletion", "old"), String(existing), {}, {}),
@@ -178,7 +164,7 @@ describe("the plugin face", () => {
   });
 
   it("refreshes with the stored inputs kept and the live values read", async () => {
-    const face = await configuredFace();
+    const face = await configuredFace(h.api);
     const created = await face.create(urn("ClientSettings", "web"), {
       clientId: WEB,
       description: "Managed",
@@ -281,7 +267,7 @@ describe("the plugin face", () => {
     });
 
     it("reports it at the first resource's check only, should a resource be checked", async () => {
-      const face = await configuredFace();
+      const face = await configuredFace(h.api);
       const first = await face.check(urn("ClientSettings", "web"), {}, { clientId: WEB });
       const second = await face.check(urn("ClientSettings", "portal"), {}, { clientId: WEB });
       expect([first.failures.length, second.failures]).toEqual([1, []]);

@@ -12,13 +12,10 @@ import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import { afterEach, describe, expect, it } from "vitest";
 import { TenantApiError, WriteNotHeldError } from "../provider/errors.js";
 import { DEFAULT_SEED_IDS } from "../provider/local-tenant/seed.js";
-import { isSecret, secret } from "../provider/plugin/engine-values.js";
-import { PluginFace } from "../provider/plugin/plugin-face.js";
+import { isSecret } from "../provider/plugin/engine-values.js";
 import { failure } from "../provider/plugin/server.js";
-import { ClientSettingsProvider } from "../provider/providers/client-settings.js";
-import { EventStreamDeletionProvider } from "../provider/providers/event-stream-deletion.js";
-import { PushProviderSelectionProvider } from "../provider/providers/push-provider-selection.js";
 import { type Harness, startHarness } from "./support/harness.js";
+import { configuredFace } from "./support/plugin-face.js";
 
 const WEB = DEFAULT_SEED_IDS.regularWeb;
 const URN = `urn:pulumi:dev::app::tenant:index:ClientSettings::web`;
@@ -32,16 +29,7 @@ afterEach(async () => {
 /** The create's failure through a face over a tenant that keeps mobile.ios as stored. */
 async function failedCreate(): Promise<WriteNotHeldError> {
   h = await startHarness({ quirks: "keep=mobile.ios" });
-  const face = new PluginFace({
-    PushProviderSelection: new PushProviderSelectionProvider(),
-    ClientSettings: new ClientSettingsProvider(),
-    EventStreamDeletion: new EventStreamDeletionProvider(),
-  });
-  await face.configure({
-    domain: h.api.domain,
-    clientId: h.api.clientId,
-    clientSecret: secret(h.api.clientSecret),
-  });
+  const face = await configuredFace(h.api);
   const news = { clientId: WEB, description: "Portal", mobile: { ios: { teamId: "T1" } } };
   const error = await face.create(URN, news).then(
     () => undefined,
