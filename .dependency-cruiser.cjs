@@ -85,7 +85,7 @@ const LAYERS = [
       {
         room: "node-check.ts",
         path: "^provider/node-check\\.ts$",
-        holds: "the Node.js check `require(\"pulumi-tenant\")` makes before anything else loads",
+        holds: 'the Node.js check `require("pulumi-tenant")` makes before anything else loads',
       },
     ],
   },
